@@ -1,0 +1,144 @@
+/**
+ * RescueError is the base class of every error the engine throws for bad
+ * input or lost ownership. Each subclass carries a stable `code`; callers
+ * branch with `instanceof` or on `code`. Redis and connection failures are
+ * never wrapped: they reach the caller as the underlying ioredis error.
+ */
+export class RescueError extends Error {
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string) {
+    super(message);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** TaskEmptyError: no task was given, or the argument is not a plain object. */
+export class TaskEmptyError extends RescueError {
+  constructor(message: string) {
+    super('TASK_EMPTY', message);
+  }
+}
+
+/** TaskMetaEmptyError: `create` without meta, or an `exists` / `lister` query that selects nothing. */
+export class TaskMetaEmptyError extends RescueError {
+  constructor(message: string) {
+    super('TASK_META_EMPTY', message);
+  }
+}
+
+/** TaskCoreError: core labels set where they must not be, a missing object id, or a bad cancel / bypass value. */
+export class TaskCoreError extends RescueError {
+  constructor(message: string) {
+    super('TASK_CORE', message);
+  }
+}
+
+/** TaskCronError: bad or conflicting cron labels, or an interval expression that cannot be read. */
+export class TaskCronError extends RescueError {
+  constructor(message: string) {
+    super('TASK_CRON', message);
+  }
+}
+
+/** TaskGateError: a gate combined with what it must not be (a root). */
+export class TaskGateError extends RescueError {
+  constructor(message: string) {
+    super('TASK_GATE', message);
+  }
+}
+
+/** TaskNodeError: delivery labels that do not describe one delivery method. */
+export class TaskNodeError extends RescueError {
+  constructor(message: string) {
+    super('TASK_NODE', message);
+  }
+}
+
+/** LabelReservedError: a user label in the engine's reserved `rescue.io` scheme. */
+export class LabelReservedError extends RescueError {
+  constructor(message: string) {
+    super('LABEL_RESERVED', message);
+  }
+}
+
+/** LabelValueError: a map that is not a plain object, a value that is not a string, or a reserved key with a value it cannot take. */
+export class LabelValueError extends RescueError {
+  constructor(message: string) {
+    super('LABEL_VALUE', message);
+  }
+}
+
+/**
+ * TaskNotFoundError: `delete`, `extend` or `cycles` of a task that is not in
+ * the queue (deleted, made obsolete, or replaced). A worker treats it as lost
+ * ownership and stops working on the task.
+ */
+export class TaskNotFoundError extends RescueError {
+  constructor(message: string) {
+    super('TASK_NOT_FOUND', message);
+  }
+}
+
+/**
+ * TaskOutdatedError: `delete` or `extend` by a worker that no longer owns the
+ * task (its lease was revoked or reset). A worker treats it as lost ownership
+ * and stops working on the task; nothing was written.
+ */
+export class TaskOutdatedError extends RescueError {
+  constructor(message: string) {
+    super('TASK_OUTDATED', message);
+  }
+}
+
+/** The error class for each stable code; the compiler checks the table is complete. */
+export const errorByCode = {
+  TASK_EMPTY: TaskEmptyError,
+  TASK_META_EMPTY: TaskMetaEmptyError,
+  TASK_CORE: TaskCoreError,
+  TASK_CRON: TaskCronError,
+  TASK_GATE: TaskGateError,
+  TASK_NODE: TaskNodeError,
+  LABEL_RESERVED: LabelReservedError,
+  LABEL_VALUE: LabelValueError,
+  TASK_NOT_FOUND: TaskNotFoundError,
+  TASK_OUTDATED: TaskOutdatedError,
+} as const;
+
+export type ErrorCode =
+  | 'TASK_EMPTY'
+  | 'TASK_META_EMPTY'
+  | 'TASK_CORE'
+  | 'TASK_CRON'
+  | 'TASK_GATE'
+  | 'TASK_NODE'
+  | 'LABEL_RESERVED'
+  | 'LABEL_VALUE'
+  | 'TASK_NOT_FOUND'
+  | 'TASK_OUTDATED';
+
+// Fails to compile when a code lacks its class or a class has the wrong code type.
+const checkTable: Record<ErrorCode, new (message: string) => RescueError> = errorByCode;
+void checkTable;
+
+/** The codes, in the order of the api table. */
+export const errorCodes = Object.keys(errorByCode) as ErrorCode[];
+
+function isErrorCode(word: string): word is ErrorCode {
+  return Object.hasOwn(errorByCode, word);
+}
+
+/**
+ * fromReply turns a Redis error whose message starts with one of our codes
+ * (a Lua script's `error_reply("TASK_OUTDATED ...")`) into its RescueError.
+ * Any other error is returned unchanged.
+ */
+export function fromReply(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const match = /^(?:ERR )?([A-Z_]+) ([\s\S]*)$/.exec(error.message);
+  if (match === null) return error;
+  const [, code = '', detail = ''] = match;
+  if (!isErrorCode(code)) return error;
+  return new errorByCode[code](detail);
+}

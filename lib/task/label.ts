@@ -1,0 +1,48 @@
+/**
+ * Label names every reserved key of the engine. This file is the only place in
+ * lib/ that spells the `rescue.io` scheme; everything else, Lua included (via
+ * the generated prelude), refers to these names.
+ */
+export const Label = {
+  /** core, copy passed to `delete`: `'true'` skips the ownership check; never stored. */
+  Bypass: 'task.rescue.io/bypass',
+  /** core: circuit breaker; a positive integer N halts the task once cycles ≥ N. */
+  Cancel: 'task.rescue.io/cancel',
+  /** core: revocations plus requeues, a decimal integer; absent means 0. */
+  Cycles: 'task.rescue.io/cycles',
+  /** core: end of the ownership lease, formatTime. */
+  Expiry: 'task.rescue.io/expiry',
+  /** core: the task's object id; root of an emitted child: its template's id. */
+  Object: 'task.rescue.io/object',
+  /** core: the owning worker; node: the only worker a `uni` task goes to. */
+  Worker: 'task.rescue.io/worker',
+  /** node: delivery method, one of Method. */
+  Method: 'addr.rescue.io/method',
+  /** sync: requeue pointer; a value other than '', blanks or '0' pages again. */
+  Paging: 'sync.rescue.io/paging',
+  /** cron of a copy passed to `delete`: run me again after this duration. */
+  Defer: 'time.rescue.io/@defer',
+  /** cron: interval expression; marks a cron template. */
+  Every: 'time.rescue.io/@every',
+  /** cron: one-shot time. */
+  Exact: 'time.rescue.io/@exact',
+  /** cron: a template's last tick, formatTime. */
+  TickM1: 'time.rescue.io/tick-1',
+  /** cron: a template's next tick, or a deferred task's earliest re-run, formatTime. */
+  TickP1: 'time.rescue.io/tick+1',
+} as const;
+
+/** Method names the delivery methods of `node[Label.Method]`. */
+export const Method = { All: 'all', Any: 'any', Uni: 'uni' } as const;
+
+/** Gate names the reserved values of the gate map. */
+export const Gate = { Trigger: 'trigger', Waiting: 'waiting', Deleted: 'deleted' } as const;
+
+/** The substring that marks a key as reserved. */
+export const reservedScheme = 'rescue.io';
+
+/** Bypass values a copy passed to `delete` may carry. */
+export const Bypass = { True: 'true', False: 'false' } as const;
+
+/** The prefix of every Redis key of the engine (`keyfmt()` is `rescue.io:{<queue>}`). */
+export const keyScheme = 'rescue.io';

@@ -1,0 +1,30 @@
+/** Labels is one label map: string keys to string values. */
+export type Labels = Record<string, string>;
+
+/**
+ * Task is a plain object of up to seven label maps. An absent map (missing,
+ * `undefined`, or `null` on input) differs from an empty one (`{}`), and the
+ * engine keeps that difference.
+ *
+ *     core  engine-managed: object id, worker, expiry, cycles; the user sets only cancel
+ *     cron  @every / @exact (user), tick-1 / tick+1 (engine), @defer (on delete)
+ *     gate  trigger / waiting / deleted: dependencies between tasks
+ *     meta  the user's description of the work; required on create
+ *     node  delivery: method all | any | uni (+ worker for uni)
+ *     root  a label set that makes this task obsolete once another task's meta has it
+ *     sync  state carried across cycles; sync.rescue.io/paging requeues on delete
+ */
+export interface Task {
+  core?: Labels;
+  cron?: Labels;
+  gate?: Labels;
+  meta?: Labels;
+  node?: Labels;
+  root?: Labels;
+  sync?: Labels;
+}
+
+/** The seven map names, in the order of the stored JSON. */
+export const mapNames = ['core', 'cron', 'gate', 'meta', 'node', 'root', 'sync'] as const;
+
+export type MapName = (typeof mapNames)[number];
