@@ -104,23 +104,10 @@ export const errorByCode = {
   LABEL_VALUE: LabelValueError,
   TASK_NOT_FOUND: TaskNotFoundError,
   TASK_OUTDATED: TaskOutdatedError,
-} as const;
+} as const satisfies Record<string, new (message: string) => RescueError>;
 
-export type ErrorCode =
-  | 'TASK_EMPTY'
-  | 'TASK_META_EMPTY'
-  | 'TASK_CORE'
-  | 'TASK_CRON'
-  | 'TASK_GATE'
-  | 'TASK_NODE'
-  | 'LABEL_RESERVED'
-  | 'LABEL_VALUE'
-  | 'TASK_NOT_FOUND'
-  | 'TASK_OUTDATED';
-
-// Fails to compile when a code lacks its class or a class has the wrong code type.
-const checkTable: Record<ErrorCode, new (message: string) => RescueError> = errorByCode;
-void checkTable;
+/** ErrorCode is one of the stable codes of the api's error table. */
+export type ErrorCode = keyof typeof errorByCode;
 
 /** The codes, in the order of the api table. */
 export const errorCodes = Object.keys(errorByCode) as ErrorCode[];

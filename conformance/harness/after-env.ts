@@ -1,0 +1,2 @@
+// Per-file hooks for conformance tests; the engine harness registers its checks here.
+export {};

@@ -1,0 +1,37 @@
+import type { Redis } from 'ioredis';
+
+/**
+ * dumpQueue returns every key of a queue with the bytes of its DUMP, so two
+ * dumps are equal exactly when the queue's keys are byte-identical.
+ */
+export async function dumpQueue(redis: Redis, prefix: string): Promise<Record<string, string>> {
+  const pattern = `${prefix.replace(/[?*[\]\\]/g, '\\$&')}:*`;
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    keys.push(...batch);
+    cursor = next;
+  } while (cursor !== '0');
+  const state: Record<string, string> = {};
+  for (const key of keys.sort()) {
+    const dump = await redis.dumpBuffer(key);
+    if (dump !== null) state[key] = dump.toString('base64');
+  }
+  return state;
+}
+
+/**
+ * expectUnchanged runs an action that must write nothing and checks the
+ * queue's keys are byte-identical before and after.
+ */
+export async function expectUnchanged(
+  redis: Redis,
+  prefix: string,
+  action: () => Promise<void>,
+): Promise<void> {
+  const before = await dumpQueue(redis, prefix);
+  await action();
+  const after = await dumpQueue(redis, prefix);
+  expect(after).toEqual(before);
+}

@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { Engine } from '../../lib/engine/engine.js';
+import type { EngineOptions } from '../../lib/engine/options.js';
+import { fakeClock, type FakeClock } from '../../spec/helpers/clock.js';
+
+/**
+ * TestQueue gives a test its own queue on the harness's Redis: engines with
+ * named workers on one fake clock, a raw client to inspect keys, and cleanup
+ * (engines closed, the queue's keys deleted) after each test. Nobody's Redis
+ * is flushed.
+ */
+export interface TestQueue {
+  readonly name: string;
+  readonly prefix: string;
+  readonly clock: FakeClock;
+  readonly redis: Redis;
+  /** engine returns an engine on this queue; options override the defaults (worker 'one', the clock). */
+  engine(worker?: string, options?: EngineOptions): Engine;
+  /** keys lists the queue's keys, sorted. */
+  keys(): Promise<string[]>;
+}
+
+export function redisUrl(): string {
+  const url = process.env['REDIS_URL'];
+  if (url === undefined || url === '')
+    throw new Error('REDIS_URL is not set: run conformance tests through jest (global setup)');
+  return url;
+}
+
+let shared: Redis | undefined;
+
+function sharedClient(): Redis {
+  shared ??= new Redis(redisUrl(), { lazyConnect: false });
+  return shared;
+}
+
+/**
+ * useQueue registers beforeEach / afterEach hooks and returns an accessor for
+ * the current test's queue.
+ */
+export function useQueue(start = '2023-10-20T00:00:00Z'): () => TestQueue {
+  let current: (TestQueue & { engines: Engine[] }) | undefined;
+
+  beforeEach(() => {
+    const name = `test-${randomUUID()}`;
+    const prefix = `rescue.io:{${name}}`;
+    const clock = fakeClock(start);
+    const redis = sharedClient();
+    const engines: Engine[] = [];
+    current = {
+      name,
+      prefix,
+      clock,
+      redis,
+      engines,
+      engine(worker = 'one', options: EngineOptions = {}) {
+        const engine = new Engine({ redis: redisUrl(), queue: name, worker, clock, ...options });
+        engines.push(engine);
+        return engine;
+      },
+      async keys() {
+        return (await scanKeys(redis, prefix)).sort();
+      },
+    };
+  });
+
+  afterEach(async () => {
+    if (current === undefined) return;
+    await Promise.all(current.engines.map((engine) => engine.close()));
+    const keys = await scanKeys(current.redis, current.prefix);
+    if (keys.length > 0) await current.redis.del(...keys);
+    current = undefined;
+  });
+
+  afterAll(async () => {
+    await shared?.quit();
+    shared = undefined;
+  });
+
+  return () => {
+    if (current === undefined) throw new Error('useQueue: no test is running');
+    return current;
+  };
+}
+
+async function scanKeys(redis: Redis, prefix: string): Promise<string[]> {
+  const pattern = `${prefix.replace(/[?*[\]\\]/g, '\\$&')}:*`;
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    keys.push(...batch);
+    cursor = next;
+  } while (cursor !== '0');
+  return keys;
+}

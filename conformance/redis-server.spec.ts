@@ -1,0 +1,57 @@
+import { createConnection } from 'node:net';
+import { startRedisServer } from '../lib/testing/redis-server.js';
+
+function ping(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('error', reject);
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (chunk) => {
+      socket.destroy();
+      resolve(chunk.toString());
+    });
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('startRedisServer', () => {
+  it('uses REDIS_URL without starting anything', async () => {
+    const server = await startRedisServer({ env: { REDIS_URL: 'redis://10.1.2.3:6400' } });
+    expect(server).toMatchObject({ external: true, host: '10.1.2.3', port: 6400, pid: undefined });
+    await server.stop();
+  });
+
+  it('uses REDIS_PORT on loopback without starting anything', async () => {
+    const server = await startRedisServer({ env: { REDIS_PORT: '6380' } });
+    expect(server).toMatchObject({ external: true, url: 'redis://127.0.0.1:6380', port: 6380 });
+  });
+
+  it('rejects a REDIS_PORT that is not a port', async () => {
+    await expect(startRedisServer({ env: { REDIS_PORT: 'six' } })).rejects.toThrow(RangeError);
+  });
+
+  it('starts a redis-server on a free loopback port and stops exactly that process', async () => {
+    const server = await startRedisServer({ env: {} });
+    expect(server.external).toBe(false);
+    expect(server.url).toBe(`redis://127.0.0.1:${server.port}`);
+    expect(await ping(server.port)).toBe('+PONG\r\n');
+    const pid = server.pid ?? 0;
+    expect(alive(pid)).toBe(true);
+    await server.stop();
+    expect(alive(pid)).toBe(false);
+  });
+
+  it('says how to install redis-server when the binary is missing', async () => {
+    await expect(
+      startRedisServer({ env: {}, binary: 'redis-server-that-does-not-exist' }),
+    ).rejects.toThrow(/apt-get install -y redis-server/);
+  });
+});
