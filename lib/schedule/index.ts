@@ -1,0 +1,24 @@
+/**
+ * The interval language of `@every` and `@defer` (`spec/semantics.md` §4):
+ * `schedule` computes an expression's ticks around now, `parseSchedule`
+ * validates an expression, `deferDuration` reads a `@defer` value. Pure: the
+ * module never reads a clock; `now` is always an argument.
+ */
+
+export { deferDuration } from './defer.js';
+export { parseSchedule } from './parse.js';
+export { schedule, type Ticks } from './tick.js';
+export type {
+  CronFields,
+  CronSchedule,
+  DaySchedule,
+  HourSchedule,
+  IntervalSchedule,
+  MinuteSchedule,
+  MonthSchedule,
+  Schedule,
+  TimeOfDay,
+  Unit,
+  Weekday,
+  WeekSchedule,
+} from './types.js';
