@@ -1,0 +1,75 @@
+import { Redis, type Cluster, type RedisOptions } from 'ioredis';
+
+/** RedisClient is what the engine talks to: an ioredis Redis or Cluster. */
+export type RedisClient = Redis | Cluster;
+
+/** Connection is the engine's client, and whether the engine opened it (and so closes it). */
+export interface Connection {
+  readonly client: RedisClient;
+  readonly owned: boolean;
+  /** host:port of the server, as configured. */
+  readonly address: string;
+}
+
+/**
+ * openConnection builds a client from a URL or options, or adopts a client
+ * the caller passed in. It does not wait for Redis: connection problems
+ * surface on the first command.
+ */
+export function openConnection(source: string | RedisOptions | RedisClient): Connection {
+  if (isClient(source)) return { client: source, owned: false, address: clientAddress(source) };
+  const client =
+    typeof source === 'string'
+      ? new Redis(source, { enableAutoPipelining: true })
+      : new Redis({ enableAutoPipelining: true, ...source });
+  // Failures reach the caller through the failed command; without a listener
+  // ioredis would also print every reconnect error.
+  client.on('error', () => {});
+  return { client, owned: true, address: configuredAddress(source) };
+}
+
+function configuredAddress(source: string | RedisOptions): string {
+  if (typeof source === 'string') {
+    const url = new URL(source);
+    return `${url.hostname || '127.0.0.1'}:${url.port || '6379'}`;
+  }
+  return `${source.host ?? '127.0.0.1'}:${source.port ?? 6379}`;
+}
+
+/** closeConnection quits a client the engine opened; a client passed in is left open. */
+export async function closeConnection(connection: Connection): Promise<void> {
+  if (!connection.owned) return;
+  try {
+    await connection.client.quit();
+  } catch {
+    connection.client.disconnect();
+  }
+}
+
+function isClient(source: unknown): source is RedisClient {
+  return (
+    typeof source === 'object' &&
+    source !== null &&
+    typeof (source as { evalsha?: unknown }).evalsha === 'function' &&
+    typeof (source as { quit?: unknown }).quit === 'function'
+  );
+}
+
+interface AddressLike {
+  options?: { host?: string; port?: number };
+  startupNodes?: (string | number | { host?: string; port?: number })[];
+}
+
+function clientAddress(client: RedisClient): string {
+  const shape = client as unknown as AddressLike;
+  const node = shape.startupNodes?.[0];
+  if (node !== undefined) {
+    if (typeof node === 'number') return `127.0.0.1:${node}`;
+    if (typeof node === 'string') {
+      const url = node.includes('://') ? new URL(node) : new URL(`redis://${node}`);
+      return `${url.hostname || '127.0.0.1'}:${url.port || '6379'}`;
+    }
+    return `${node.host ?? '127.0.0.1'}:${node.port ?? 6379}`;
+  }
+  return `${shape.options?.host ?? '127.0.0.1'}:${shape.options?.port ?? 6379}`;
+}

@@ -1,0 +1,49 @@
+import type { Clock } from '../clock.js';
+import { BroadcastLedger } from './broadcast-ledger.js';
+import { openConnection, type Connection } from './connection.js';
+import { queueKeys, type QueueKeys } from './keys.js';
+import type { ResolvedEngineOptions } from './options.js';
+
+/**
+ * EngineContext is everything an operation needs, built once by the Engine's
+ * constructor: resolved options, the clock, the connection, the queue's keys
+ * and the broadcast ledger.
+ */
+export interface EngineContext {
+  readonly options: ResolvedEngineOptions;
+  readonly clock: Clock;
+  readonly connection: Connection;
+  readonly keys: QueueKeys;
+  readonly ledger: BroadcastLedger;
+  /** The start instant: one clock reading taken by the constructor. */
+  readonly startMs: number;
+  closed: boolean;
+}
+
+export function createEngineContext(options: ResolvedEngineOptions): EngineContext {
+  const startMs = readClock(options.clock).getTime();
+  return {
+    options,
+    clock: options.clock,
+    connection: openConnection(options.redis),
+    keys: queueKeys(options.queue),
+    ledger: new BroadcastLedger(startMs),
+    startMs,
+    closed: false,
+  };
+}
+
+/** readClock reads the clock once and checks it gave a valid Date in 1970-2286. */
+export function readClock(clock: Clock): Date {
+  const now = clock();
+  const ms = now instanceof Date ? now.getTime() : Number.NaN;
+  if (!Number.isFinite(ms) || ms < 0 || ms > 9_999_999_999_999) {
+    throw new RangeError('Engine clock must return a valid Date between 1970 and 2286');
+  }
+  return new Date(ms);
+}
+
+/** openContext is the first step of every operation: a closed engine rejects. */
+export function assertOpen(context: EngineContext, operation: string): void {
+  if (context.closed) throw new Error(`Engine.${operation}: the engine is closed`);
+}

@@ -1,0 +1,105 @@
+import { TaskCronError } from '../errors.js';
+import { deferDuration } from '../schedule/index.js';
+import { copyLabels, encodeTask } from '../task/codec.js';
+import { Label, Method } from '../task/label.js';
+import type { Labels, Task } from '../task/task.js';
+import { formatTime, tryParseTime } from '../task/time.js';
+import { validateDelete } from '../task/validate.js';
+import { assertOpen, readClock, type EngineContext } from './context.js';
+import { run } from './run.js';
+
+/**
+ * deleteTask completes a task (semantics 3.3). A broadcast copy this engine
+ * received is completed locally; everything else is one script: ownership,
+ * requeue or gate accounting, sync propagation, deletion.
+ */
+export async function deleteTask(context: EngineContext, argument: unknown): Promise<void> {
+  assertOpen(context, 'delete');
+  const { task: copy, plan } = validateDelete(argument);
+
+  // Step 1: local broadcast completion, without Redis.
+  if (
+    context.ledger.has(plan.objectId) &&
+    copy.node?.[Label.Method] === Method.All &&
+    !plan.hasBypassKey &&
+    copy.cron === undefined &&
+    copy.gate === undefined
+  ) {
+    context.ledger.complete(plan.objectId);
+    return;
+  }
+
+  const now = readClock(context.clock);
+  const requeue = requeuePlan(copy, now);
+  await run(context, 'delete', [
+    now.getTime(),
+    plan.objectId,
+    encodeTask(copy),
+    plan.bypass ? '1' : '0',
+    requeue === undefined ? '0' : '1',
+    requeue?.deferValid === false ? '0' : '1',
+    requeue === undefined ? '' : encodeTask(requeue.maps),
+    requeue?.dueMs ?? '',
+  ]);
+}
+
+interface RequeuePlan {
+  /** cron, meta, node and sync of the requeued task. */
+  maps: Task;
+  /** False when the copy's @defer is not a duration: delete then throws TaskCronError. */
+  deferValid: boolean;
+  /** When the requeued task becomes due, for an exact or deferred task. */
+  dueMs: number | undefined;
+}
+
+/**
+ * requeuePlan decides from the copy alone (step 4): a copy without gate and
+ * root is requeued when it pages or defers. Only @defer computes a new tick+1.
+ */
+function requeuePlan(copy: Task, now: Date): RequeuePlan | undefined {
+  if (copy.gate !== undefined || copy.root !== undefined) return undefined;
+  if (!pages(copy) && !defers(copy)) return undefined;
+  const cron = copy.cron === undefined ? undefined : copyLabels(copy.cron);
+  let deferValid = true;
+  const defer = cron?.[Label.Defer];
+  if (cron !== undefined && defer !== undefined) {
+    try {
+      cron[Label.TickP1] = formatTime(new Date(now.getTime() + deferDuration(defer)));
+    } catch (error) {
+      if (!(error instanceof TaskCronError)) throw error;
+      deferValid = false;
+    }
+  }
+  const maps: Task = {};
+  if (cron !== undefined) maps.cron = cron;
+  if (copy.meta !== undefined) maps.meta = copy.meta;
+  if (copy.node !== undefined) maps.node = copy.node;
+  if (copy.sync !== undefined) maps.sync = copy.sync;
+  return { maps, deferValid, dueMs: dueTime(cron) };
+}
+
+/** paging: the copy's paging value is neither blank nor '0' (semantics 1.4). */
+function pages(task: Task): boolean {
+  const value = task.sync?.[Label.Paging];
+  return value !== undefined && value.trim() !== '' && value !== '0';
+}
+
+/** deferral: the copy's cron is exactly one @defer label. */
+function defers(task: Task): boolean {
+  const keys = task.cron === undefined ? [] : Object.keys(task.cron);
+  return keys.length === 1 && keys[0] === Label.Defer;
+}
+
+/**
+ * dueTime is when an exact or deferred task becomes due: the later of @exact
+ * and a deferred tick+1; an unreadable time counts as reached.
+ */
+export function dueTime(cron: Labels | undefined): number | undefined {
+  if (cron === undefined || Object.hasOwn(cron, Label.Every)) return undefined;
+  const times: number[] = [];
+  if (Object.hasOwn(cron, Label.Exact)) times.push(tryParseTime(cron[Label.Exact])?.getTime() ?? 0);
+  if (Object.hasOwn(cron, Label.Defer) && Object.hasOwn(cron, Label.TickP1)) {
+    times.push(tryParseTime(cron[Label.TickP1])?.getTime() ?? 0);
+  }
+  return times.length === 0 ? undefined : Math.max(...times);
+}

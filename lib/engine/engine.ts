@@ -1,0 +1,93 @@
+import type { Task } from '../task/task.js';
+import { closeConnection } from './connection.js';
+import { createEngineContext, type EngineContext } from './context.js';
+import { createTask } from './create.js';
+import { resetCycles } from './cycles.js';
+import { deleteTask } from './delete.js';
+import { expireTasks } from './expire.js';
+import { extendTask } from './extend.js';
+import { resolveEngineOptions, type EngineOptions } from './options.js';
+import { existsTask, listTasks } from './scan.js';
+import { searchTask } from './search.js';
+import { tickTemplates } from './ticker.js';
+
+/**
+ * Engine is one worker's handle on one queue: producers create tasks, workers
+ * search, own, extend and delete them, and background calls to expire and
+ * ticker keep ownership and schedules moving. Every state change is one
+ * atomic Redis script (semantics.md §5).
+ */
+export class Engine {
+  /** worker is this engine's worker id (configured or a random UUID). */
+  readonly worker: string;
+  private readonly context: EngineContext;
+
+  constructor(options: EngineOptions = {}) {
+    const resolved = resolveEngineOptions(options);
+    this.context = createEngineContext(resolved);
+    this.worker = resolved.worker;
+  }
+
+  /** create stores a new task and returns it with its object id; the argument gets the same additions. */
+  create(task: Task): Promise<Task> {
+    return createTask(this.context, task);
+  }
+
+  /** search returns a task now owned by this worker (or a broadcast task), or undefined when there is no work. */
+  search(filter?: Task): Promise<Task | undefined> {
+    return searchTask(this.context, filter);
+  }
+
+  /** delete completes a task this worker owns: deletes it, or requeues it when it pages or defers. */
+  delete(task: Task): Promise<void> {
+    return deleteTask(this.context, task);
+  }
+
+  /** exists tells whether some task of the queue matches the query. */
+  exists(query: Task): Promise<boolean> {
+    return existsTask(this.context, query);
+  }
+
+  /** lister returns every task matching the query, oldest first, exactly as stored. */
+  lister(query: Task): Promise<Task[]> {
+    return listTasks(this.context, query);
+  }
+
+  /** expire deletes tasks past retention and revokes ended leases. */
+  expire(): Promise<void> {
+    return expireTasks(this.context);
+  }
+
+  /** extend renews the lease of a task this worker owns, from now. */
+  extend(task: Task): Promise<void> {
+    return extendTask(this.context, task);
+  }
+
+  /** cycles resets a task's circuit breaker (its owner and cycle count). */
+  cycles(task: Task): Promise<void> {
+    return resetCycles(this.context, task);
+  }
+
+  /** ticker emits the children of due cron templates and maintains their ticks. */
+  ticker(): Promise<void> {
+    return tickTemplates(this.context);
+  }
+
+  /** keyfmt returns the queue's key prefix in Redis, `rescue.io:{<queue>}`. */
+  keyfmt(): string {
+    return this.context.keys.prefix;
+  }
+
+  /** listen returns host:port of the Redis this engine talks to. */
+  listen(): string {
+    return this.context.connection.address;
+  }
+
+  /** close closes the connections this engine opened (never a client it was given) and forgets its broadcast ledger. */
+  async close(): Promise<void> {
+    if (this.context.closed) return;
+    this.context.closed = true;
+    this.context.ledger.clear();
+    await closeConnection(this.context.connection);
+  }
+}

@@ -1,0 +1,28 @@
+import { assertOpen, readClock, type EngineContext } from './context.js';
+import { run } from './run.js';
+
+/** How many tasks one expire script deletes or revokes at most, per kind. */
+const expireBatch = 500;
+/** How many records one expire call's sweep for records that are not tasks reads. */
+const sweepCount = 200;
+
+/**
+ * expireTasks deletes tasks past retention and revokes ended leases
+ * (semantics 3.6), in batches of atomic steps that share one `now`.
+ */
+export async function expireTasks(context: EngineContext): Promise<void> {
+  assertOpen(context, 'expire');
+  const now = readClock(context.clock).getTime();
+  const cutoff = String(Math.max(0, now - context.options.cleanup)).padStart(13, '0');
+  let sweep = sweepCount;
+  for (;;) {
+    const [, , more] = (await run(context, 'expire', [
+      now,
+      cutoff,
+      expireBatch,
+      sweep,
+    ])) as number[];
+    sweep = 0;
+    if (more !== 1) return;
+  }
+}

@@ -1,0 +1,20 @@
+import { Label } from '../task/label.js';
+import { formatTime } from '../task/time.js';
+import { validateExtend } from '../task/validate.js';
+import { assertOpen, readClock, type EngineContext } from './context.js';
+import { run } from './run.js';
+
+/** extendTask gives the caller's owned task a fresh lease from now (semantics 3.7). */
+export async function extendTask(context: EngineContext, argument: unknown): Promise<void> {
+  assertOpen(context, 'extend');
+  const { task, objectId } = validateExtend(argument);
+  const now = readClock(context.clock);
+  const leaseEndMs = now.getTime() + context.options.expiry;
+  await run(context, 'extend', [
+    now.getTime(),
+    objectId,
+    task.core?.[Label.Worker] ?? '',
+    formatTime(new Date(leaseEndMs)),
+    leaseEndMs,
+  ]);
+}

@@ -1,0 +1,60 @@
+import { keyScheme } from '../task/label.js';
+
+/**
+ * queueKeys is the one place that builds the Redis keys of a queue. Every key
+ * starts with `rescue.io:{<queue>}`: the braces are a Redis Cluster hash tag,
+ * so all keys of one queue live in one slot and multi-key scripts work on a
+ * cluster unchanged. `docs/redis-layout.md` describes each key and which
+ * scripts read or write it.
+ */
+export function queueKeys(queue: string): QueueKeys {
+  const prefix = `${keyScheme}:{${queue}}`;
+  const key = (name: KeyName) => `${prefix}:${name}`;
+  const keys = Object.fromEntries(keyNames.map((name) => [name, key(name)])) as Record<
+    KeyName,
+    string
+  >;
+  return { prefix, ...keys, all: keyNames.map(key) };
+}
+
+/**
+ * keyNames lists the keys of a queue in the order scripts receive them as
+ * KEYS; the Lua prelude maps `K.<name>` to its position.
+ */
+export const keyNames = [
+  'tasks', // hash: object id -> task JSON
+  'sequence', // string: INCR counter for object ids
+  'layout', // string: layout version of this queue's keys
+  'ready', // zset (lex, score 0): unowned claimable `any` tasks without cron
+  'ready-cron', // zset (lex): unowned claimable `any` tasks with a cron map (due exact / deferred / other)
+  'ready-uni', // zset (lex): `<target worker>\0<id>` of unowned claimable `uni` tasks
+  'waiting', // zset: unowned exact / deferred tasks not yet due, score = due ms
+  'due', // hash: id -> due ms of every exact / deferred task
+  'leases', // zset: owned tasks, score = lease end ms
+  'owners', // hash: worker -> number of tasks it owns
+  'broadcast', // zset (lex): `all` tasks without cron that are not gate templates
+  'retention', // zset (lex): tasks retention may delete (no cron, not a gate template) outside `ready`
+  'templates', // zset: cron templates, score = tick+1 ms
+  'ticker-check', // zset: cron templates whose tick-1 may need maintenance, score = when
+  'children', // zset (lex): `<template id><child id>`
+  'gates', // zset (lex): `<gate key>\0<template id>` of gate templates
+  'gate-templates', // zset (lex): ids of gate templates
+  'pairs', // hash: encoded meta pair -> number of tasks whose meta has it
+  'watch', // zset (lex): `<encoded root pair>\0<leaf id>` of leaves with exact roots
+  'wild-leaves', // zset (lex): ids of leaves whose root holds patterns
+  'obsolete', // hash: leaf id -> id of a task whose meta matches its root ('?' = by count)
+  'sweep', // string: HSCAN cursor of expire's sweep for records that are not tasks
+  'signal', // pub/sub channel (not a key) on which scripts announce claimable work
+] as const;
+
+export type KeyName = (typeof keyNames)[number];
+
+export type QueueKeys = Record<KeyName, string> & {
+  /** `rescue.io:{<queue>}`, what `keyfmt()` returns. */
+  prefix: string;
+  /** Every key, in `keyNames` order. */
+  all: string[];
+};
+
+/** layoutVersion names the key layout above; a queue written by another layout is refused, not misread. */
+export const layoutVersion = '1';

@@ -1,0 +1,33 @@
+--[[ create: store a new task (semantics 3.1).
+
+  KEYS     every key of the queue, in the order of lib/engine/keys.ts
+  ARGV[1]  now_ms      the engine's clock, ms since the epoch
+  ARGV[2]  task        JSON of the validated task: node defaulted, a template's
+                       ticks set, core without the object id
+  ARGV[3]  due_ms      when an @exact task becomes due, or ''
+  ARGV[4]  tick_p1_ms  a cron template's tick+1, or ''
+  ARGV[5]  check_ms    when a template's tick-1 may need maintenance, or ''
+  ARGV[6]  layout      the layout version the engine writes
+
+  Returns  the new object id
+  Errors   none: create is validated before it runs
+]]
+--- @include "task"
+--- @include "has"
+--- @include "index"
+
+local now = tonumber(ARGV[1])
+local task = decode_task(ARGV[2])
+local ctx = new_context(now)
+ctx.due_ms = tonumber(ARGV[3])
+ctx.tick_p1_ms = tonumber(ARGV[4])
+
+redis.call('SET', K['layout'], ARGV[6], 'NX')
+local id = new_id(now)
+task.core = task.core or {}
+task.core[LABEL_OBJECT] = id
+store_task(id, task)
+reindex(id, nil, task, ctx)
+if ARGV[5] ~= '' then redis.call('ZADD', K['ticker-check'], ARGV[5], id) end
+publish_wakes(ctx)
+return id

@@ -1,0 +1,29 @@
+--[[ cycles: reset the circuit breaker of a task (semantics 3.8): remove its
+  worker, expiry and cycles labels. No ownership check.
+
+  KEYS     every key of the queue
+  ARGV[1]  now_ms
+  ARGV[2]  id
+
+  Returns  1
+  Errors   TASK_NOT_FOUND
+]]
+--- @include "task"
+--- @include "has"
+--- @include "index"
+
+local id = ARGV[2]
+local stored = load_task(id)
+if stored == nil then
+  return redis.error_reply(E_TASK_NOT_FOUND .. ' cycles: task ' .. id .. ' is not in the queue')
+end
+
+local reset = with_core(stored, copy_map(stored.core))
+reset.core[LABEL_WORKER] = nil
+reset.core[LABEL_EXPIRY] = nil
+reset.core[LABEL_CYCLES] = nil
+local ctx = new_context(tonumber(ARGV[1]))
+store_task(id, reset)
+reindex(id, stored, reset, ctx)
+publish_wakes(ctx)
+return 1

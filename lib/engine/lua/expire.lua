@@ -1,0 +1,78 @@
+--[[ expire: one batch of retention deletions and lease revocations
+  (semantics 3.6), plus one step of the sweep for records that are not tasks.
+  The engine calls it until it reports no more work.
+
+  KEYS     every key of the queue
+  ARGV[1]  now_ms
+  ARGV[2]  cutoff      13-digit creation ms: tasks created before it are past retention
+  ARGV[3]  batch       how many tasks to delete or revoke at most, per kind
+  ARGV[4]  sweep       how many records the sweep reads (0: no sweep)
+
+  Returns  { deleted, revoked, more }  more = 1 when a batch was full
+  Errors   none: expire never fails because of the state of tasks
+]]
+--- @include "task"
+--- @include "has"
+--- @include "index"
+
+local now = tonumber(ARGV[1])
+local cutoff = ARGV[2]
+local batch = tonumber(ARGV[3])
+local ctx = new_context(now)
+local deleted, revoked, more = 0, 0, 0
+
+-- Retention: tasks without cron that are not gate templates, created before
+-- the cutoff. Their ids sort by creation, so the victims are a prefix.
+for _, key in ipairs({ K['ready'], K['retention'] }) do
+  local ids = redis.call('ZRANGEBYLEX', key, '-', '(' .. cutoff, 'LIMIT', 0, batch)
+  if #ids == batch then more = 1 end
+  for _, id in ipairs(ids) do
+    local task = load_task(id)
+    if task == nil then
+      redis.call('ZREM', key, id)
+    else
+      remove_task(id, task, ctx)
+      deleted = deleted + 1
+    end
+  end
+end
+
+-- Revocation: owned tasks whose lease ended (expiry <= now) lose their owner
+-- and count one more cycle.
+local ended = redis.call('ZRANGEBYSCORE', K['leases'], '-inf', now, 'LIMIT', 0, batch)
+if #ended == batch then more = 1 end
+for _, id in ipairs(ended) do
+  local task = load_task(id)
+  if task == nil or owner_of(task) == nil then
+    redis.call('ZREM', K['leases'], id)
+  else
+    local freed = with_core(task, copy_map(task.core))
+    freed.core[LABEL_WORKER] = nil
+    freed.core[LABEL_EXPIRY] = nil
+    freed.core[LABEL_CYCLES] = format_count(cycles_of(task) + 1)
+    store_task(id, freed)
+    reindex(id, task, freed, ctx)
+    revoked = revoked + 1
+  end
+end
+
+-- Sweep: a few records per call, resuming where the last call stopped; a
+-- record that is not a task (written by something else) goes once the
+-- creation instant in its id is past retention.
+local sweep = tonumber(ARGV[4])
+if sweep > 0 then
+  local reply = redis.call('HSCAN', K['tasks'], redis.call('GET', K['sweep']) or '0', 'COUNT', sweep)
+  redis.call('SET', K['sweep'], reply[1])
+  local entries = reply[2]
+  for index = 1, #entries, 2 do
+    local id = entries[index]
+    local task = decode_task(entries[index + 1])
+    if (task == nil or task.core == nil or task.core[LABEL_OBJECT] ~= id)
+      and string.match(id, '^%d%d%d%d%d%d%d%d%d%d%d%d%d') and tonumber(string.sub(id, 1, 13)) < tonumber(cutoff) then
+      redis.call('HDEL', K['tasks'], id)
+    end
+  end
+end
+
+publish_wakes(ctx)
+return { deleted, revoked, more }

@@ -1,0 +1,34 @@
+--[[ extend: renew the lease of a task the caller owns (semantics 3.7).
+
+  KEYS     every key of the queue
+  ARGV[1]  now_ms
+  ARGV[2]  id          the copy's object id
+  ARGV[3]  worker      the copy's core worker, or ''
+  ARGV[4]  expiry      formatTime(now + expiry), the new lease end
+  ARGV[5]  expiry_ms   the same in ms
+
+  Returns  1
+  Errors   TASK_NOT_FOUND, TASK_OUTDATED (checked before any write)
+]]
+--- @include "task"
+--- @include "has"
+--- @include "index"
+
+local id = ARGV[2]
+local stored = load_task(id)
+if stored == nil then
+  return redis.error_reply(E_TASK_NOT_FOUND .. ' extend: task ' .. id .. ' is not in the queue')
+end
+local owner = owner_of(stored)
+if owner == nil or ARGV[3] == '' or owner ~= ARGV[3] then
+  return redis.error_reply(E_TASK_OUTDATED .. ' extend: task ' .. id .. ' is not owned by the copy\'s worker "'
+    .. ARGV[3] .. '" (owner: "' .. (owner or '') .. '")')
+end
+
+local renewed = with_core(stored, copy_map(stored.core))
+renewed.core[LABEL_EXPIRY] = ARGV[4]
+local ctx = new_context(tonumber(ARGV[1]))
+ctx.expiry_ms = tonumber(ARGV[5])
+store_task(id, renewed)
+reindex(id, stored, renewed, ctx)
+return 1

@@ -1,0 +1,54 @@
+-- has: the Lua twin of lib/matcher (semantics 2). Both run the cases of
+-- spec/fixtures/matcher-cases.ts.
+
+-- key patterns: '*' any key; '*x*' contains x; '*x' ends with x; 'x*' starts
+-- with x; anything else is exact
+local function key_matches(pattern, key)
+  if pattern == '*' then return true end
+  local length = #pattern
+  local leading = string.sub(pattern, 1, 1) == '*'
+  local trailing = length > 0 and string.sub(pattern, length, length) == '*'
+  if leading and trailing then
+    return string.find(key, string.sub(pattern, 2, length - 1), 1, true) ~= nil
+  elseif leading then
+    local suffix = string.sub(pattern, 2)
+    return #key >= #suffix and string.sub(key, #key - #suffix + 1) == suffix
+  elseif trailing then
+    local prefix = string.sub(pattern, 1, length - 1)
+    return string.sub(key, 1, #prefix) == prefix
+  end
+  return key == pattern
+end
+
+local function is_exact_key(pattern)
+  local length = #pattern
+  return string.sub(pattern, 1, 1) ~= '*' and (length == 0 or string.sub(pattern, length, length) ~= '*')
+end
+
+local function has(labels, query)
+  if query == nil then return false end
+  local first_key, first_value = next(query)
+  if first_key == '*' and first_value == '*' and next(query, first_key) == nil then return true end
+  if labels == nil or next(labels) == nil or first_key == nil then return false end
+  for query_key, query_value in pairs(query) do
+    local found = false
+    for key, value in pairs(labels) do
+      if key_matches(query_key, key) and (query_value == '*' or query_value == value) then
+        found = true
+        break
+      end
+    end
+    if not found then return false end
+  end
+  return true
+end
+
+local function matches(task, query)
+  for _, name in ipairs(MAP_NAMES) do
+    local wanted = query[name]
+    if wanted ~= nil and next(wanted) ~= nil then
+      if not has(task[name], wanted) then return false end
+    end
+  end
+  return true
+end

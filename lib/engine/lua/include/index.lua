@@ -1,0 +1,332 @@
+-- index: keep every index of a task in step with its content. Needs the
+-- task and has includes. reindex(id, old, new, ctx) moves a task from the
+-- indexes of its old content (nil: a new task) to those of its new content
+-- (nil: removed), touching only the indexes whose membership changes.
+--
+-- ctx.now          the calling engine's clock, ms
+-- ctx.due_ms       due time of a new exact / deferred task (else kept from `due`)
+-- ctx.tick_p1_ms   tick+1 of a new or advanced cron template
+-- ctx.expiry_ms    lease end of a new or renewed owner
+-- ctx.wake         set here: which workers have new claimable work ('' = any)
+-- ctx.next_due     set here: the earliest due time of a task put in `waiting`
+
+local ID_LENGTH = 26
+
+-- a meta pair as one string: the key's length makes it unambiguous
+local function pair_code(key, value)
+  return #key .. ':' .. key .. value
+end
+
+-- ids of the members `<prefix>\0<id>` of a lex zset
+local function ids_under(key, prefix)
+  local members = redis.call('ZRANGEBYLEX', key, '[' .. prefix .. '\0', '[' .. prefix .. '\0\255')
+  local ids = {}
+  for _, member in ipairs(members) do
+    if string.sub(member, 1, -(ID_LENGTH + 2)) == prefix then
+      ids[#ids + 1] = string.sub(member, -ID_LENGTH)
+    end
+  end
+  return ids
+end
+
+local function count_pairs(meta, delta)
+  if meta == nil then return end
+  for key, value in pairs(meta) do
+    local code = pair_code(key, value)
+    if redis.call('HINCRBY', K['pairs'], code, delta) <= 0 then
+      redis.call('HDEL', K['pairs'], code)
+    end
+  end
+end
+
+-- leaves: tasks with a root (not an emitted child's) that search deletes once
+-- some other task's meta has their root. Only leaves search may delete are
+-- tracked: halted and broadcast leaves are exempt (semantics 3.2 phase 2).
+
+local function is_active_leaf(task)
+  return is_leaf(task) and not is_halted(task) and method_of(task) ~= METHOD_ALL
+end
+
+-- the sorted keys of a root without patterns, or nil
+local function exact_root_keys(root)
+  local keys = sorted_keys(root)
+  for _, key in ipairs(keys) do
+    if not is_exact_key(key) or root[key] == '*' then return nil end
+  end
+  return keys
+end
+
+-- a task other than leaf_id whose meta has the root, by scanning the queue
+local function scan_witness(leaf_id, root)
+  local cursor = '0'
+  repeat
+    local reply = redis.call('HSCAN', K['tasks'], cursor, 'COUNT', 500)
+    cursor = reply[1]
+    local entries = reply[2]
+    for index = 1, #entries, 2 do
+      local id = entries[index]
+      if id ~= leaf_id then
+        local task = decode_task(entries[index + 1])
+        if task ~= nil and task.core ~= nil and task.core[LABEL_OBJECT] == id and has(task.meta, root) then
+          return id
+        end
+      end
+    end
+  until cursor == '0'
+  return nil
+end
+
+-- whether every pair of an exact root is held by some task other than the leaf
+local function root_pairs_held(leaf, keys)
+  for _, key in ipairs(keys) do
+    local value = leaf.root[key]
+    local count = tonumber(redis.call('HGET', K['pairs'], pair_code(key, value)) or '0')
+    if leaf.meta ~= nil and leaf.meta[key] == value then count = count - 1 end
+    if count <= 0 then return false end
+  end
+  return true
+end
+
+-- the id of a task making the leaf obsolete, '?' when the pair counts prove
+-- one exists, or nil. Exact roots use the pair counts; patterns scan.
+local function find_witness(leaf_id, leaf)
+  local keys = exact_root_keys(leaf.root)
+  if keys ~= nil then
+    if not root_pairs_held(leaf, keys) then return nil end
+    if #keys == 1 then return '?' end
+  end
+  return scan_witness(leaf_id, leaf.root)
+end
+
+local function register_leaf(id, task)
+  local keys = exact_root_keys(task.root)
+  if keys ~= nil then
+    -- any task matching an exact root has its first pair: watch that one
+    redis.call('ZADD', K['watch'], 0, pair_code(keys[1], task.root[keys[1]]) .. '\0' .. id)
+  else
+    redis.call('ZADD', K['wild-leaves'], 0, id)
+  end
+  local witness = find_witness(id, task)
+  if witness ~= nil then redis.call('HSET', K['obsolete'], id, witness) end
+end
+
+local function unregister_leaf(id, task)
+  local keys = exact_root_keys(task.root)
+  if keys ~= nil then
+    redis.call('ZREM', K['watch'], pair_code(keys[1], task.root[keys[1]]) .. '\0' .. id)
+  else
+    redis.call('ZREM', K['wild-leaves'], id)
+  end
+  redis.call('HDEL', K['obsolete'], id)
+end
+
+-- a task was stored with this meta: record it as the witness of every leaf
+-- whose root it matches
+local function announce_meta(id, task)
+  local leaf_ids = {}
+  if task.meta ~= nil and redis.call('ZCARD', K['watch']) > 0 then
+    for key, value in pairs(task.meta) do
+      for _, leaf_id in ipairs(ids_under(K['watch'], pair_code(key, value))) do leaf_ids[leaf_id] = true end
+    end
+  end
+  for _, leaf_id in ipairs(redis.call('ZRANGE', K['wild-leaves'], 0, -1)) do leaf_ids[leaf_id] = true end
+  for leaf_id in pairs(leaf_ids) do
+    if leaf_id ~= id then
+      local leaf = load_task(leaf_id)
+      if leaf ~= nil and has(task.meta, leaf.root) then redis.call('HSET', K['obsolete'], leaf_id, id) end
+    end
+  end
+end
+
+local function same_keys(a, b)
+  for key in pairs(a) do
+    if b[key] == nil then return false end
+  end
+  for key in pairs(b) do
+    if a[key] == nil then return false end
+  end
+  return true
+end
+
+local function index_gate_template(id, gate, add)
+  for key in pairs(gate) do
+    if add then
+      redis.call('ZADD', K['gates'], 0, key .. '\0' .. id)
+    else
+      redis.call('ZREM', K['gates'], key .. '\0' .. id)
+    end
+  end
+  if add then redis.call('ZADD', K['gate-templates'], 0, id) else redis.call('ZREM', K['gate-templates'], id) end
+end
+
+-- ids of a template's children, oldest first
+local function children_of(template_id)
+  local members = redis.call('ZRANGEBYLEX', K['children'], '[' .. template_id, '[' .. template_id .. '\255')
+  local ids = {}
+  for _, member in ipairs(members) do
+    if #member == #template_id + ID_LENGTH and string.sub(member, 1, #template_id) == template_id then
+      ids[#ids + 1] = string.sub(member, -ID_LENGTH)
+    end
+  end
+  return ids
+end
+
+-- a cron template that lost its last child may need tick-1 maintenance
+local function child_gone(template_id)
+  if redis.call('ZSCORE', K['templates'], template_id) and #children_of(template_id) == 0 then
+    redis.call('ZADD', K['ticker-check'], '-inf', template_id)
+  end
+end
+
+-- where a candidate waits: `leases` when owned, `waiting` until due, else a ready pool
+local function pool_of(id, task, now, due)
+  if task == nil or not is_candidate(task) then return nil, nil end
+  if owner_of(task) ~= nil then return 'leases', id end
+  if is_timed(task) and due > now then return 'waiting', id end
+  if method_of(task) == METHOD_UNI then
+    return 'ready-uni', (label_set(task.node, LABEL_WORKER) or '') .. '\0' .. id
+  end
+  if task.cron ~= nil then return 'ready-cron', id end
+  return 'ready', id
+end
+
+local function stored_due(id)
+  return tonumber(redis.call('HGET', K['due'], id) or '0') or 0
+end
+
+local function add_to_pool(pool, member, id, task, ctx, due)
+  if pool == 'leases' then
+    redis.call('ZADD', K['leases'], ctx.expiry_ms or 0, id)
+  elseif pool == 'waiting' then
+    redis.call('ZADD', K['waiting'], due, id)
+    if ctx.next_due == nil or due < ctx.next_due then ctx.next_due = due end
+  else
+    redis.call('ZADD', K[pool], 0, member)
+    local target = ''
+    if pool == 'ready-uni' then target = label_set(task.node, LABEL_WORKER) or '' end
+    ctx.wake[target] = true
+  end
+end
+
+local function remove_from_pool(pool, member)
+  redis.call('ZREM', K[pool], member)
+end
+
+local function count_owner(worker, delta)
+  if redis.call('HINCRBY', K['owners'], worker, delta) <= 0 then redis.call('HDEL', K['owners'], worker) end
+end
+
+local function reindex_pools(id, old, new, ctx)
+  local old_timed = old ~= nil and is_timed(old)
+  local new_timed = new ~= nil and is_timed(new)
+  local old_due = old_timed and stored_due(id) or 0
+  if new_timed and ctx.due_ms ~= nil then
+    redis.call('HSET', K['due'], id, ctx.due_ms)
+  elseif old_timed and not new_timed then
+    redis.call('HDEL', K['due'], id)
+  end
+  local new_due = new_timed and (ctx.due_ms or stored_due(id)) or 0
+
+  local old_pool, old_member = pool_of(id, old, ctx.now, old_due)
+  local new_pool, new_member = pool_of(id, new, ctx.now, new_due)
+  local moved = old_pool ~= new_pool or old_member ~= new_member
+  if old_timed and old_pool ~= nil and old_pool ~= 'leases' then
+    -- an unowned timed task sits in `waiting` or in its ready pool, depending
+    -- on when it was placed: clear both
+    redis.call('ZREM', K['waiting'], id)
+    local ready_pool, ready_member = pool_of(id, old, math.huge, 0)
+    remove_from_pool(ready_pool, ready_member)
+    moved = true
+  elseif moved and old_pool ~= nil then
+    remove_from_pool(old_pool, old_member)
+  end
+  if moved and new_pool ~= nil then
+    add_to_pool(new_pool, new_member, id, new, ctx, new_due)
+  elseif not moved and new_pool == 'leases' and ctx.expiry_ms ~= nil then
+    redis.call('ZADD', K['leases'], ctx.expiry_ms, id)
+  end
+
+  local old_owner = old_pool == 'leases' and owner_of(old) or nil
+  local new_owner = new_pool == 'leases' and owner_of(new) or nil
+  if old_owner ~= new_owner then
+    if old_owner ~= nil then count_owner(old_owner, -1) end
+    if new_owner ~= nil then count_owner(new_owner, 1) end
+  end
+
+  -- retention finds old tasks in `ready` by their ids; the others are listed here
+  local old_retained = old ~= nil and is_retained(old) and old_pool ~= 'ready'
+  local new_retained = new ~= nil and is_retained(new) and new_pool ~= 'ready'
+  if old_retained ~= new_retained then
+    if new_retained then redis.call('ZADD', K['retention'], 0, id) else redis.call('ZREM', K['retention'], id) end
+  end
+end
+
+local function reindex(id, old, new, ctx)
+  -- meta pairs, and the leaves a new meta makes obsolete
+  if old == nil or new == nil or not same_map(old.meta, new.meta) then
+    if old ~= nil then count_pairs(old.meta, -1) end
+    if new ~= nil then
+      count_pairs(new.meta, 1)
+      announce_meta(id, new)
+    end
+  end
+
+  local old_leaf = old ~= nil and is_active_leaf(old)
+  local new_leaf = new ~= nil and is_active_leaf(new)
+  if not (old_leaf and new_leaf and same_map(old.root, new.root)) then
+    if old_leaf then unregister_leaf(id, old) end
+    if new_leaf then register_leaf(id, new) end
+  end
+
+  local old_gate = old ~= nil and is_gate_template(old)
+  local new_gate = new ~= nil and is_gate_template(new)
+  if not (old_gate and new_gate and same_keys(old.gate, new.gate)) then
+    if old_gate then index_gate_template(id, old.gate, false) end
+    if new_gate then index_gate_template(id, new.gate, true) end
+  end
+
+  local old_broadcast = old ~= nil and is_broadcast(old)
+  local new_broadcast = new ~= nil and is_broadcast(new)
+  if old_broadcast ~= new_broadcast then
+    if new_broadcast then redis.call('ZADD', K['broadcast'], 0, id) else redis.call('ZREM', K['broadcast'], id) end
+  end
+
+  local old_template = old ~= nil and template_of(old) or nil
+  local new_template = new ~= nil and template_of(new) or nil
+  if old_template ~= new_template then
+    if new_template ~= nil then redis.call('ZADD', K['children'], 0, new_template .. id) end
+    if old_template ~= nil then
+      redis.call('ZREM', K['children'], old_template .. id)
+      child_gone(old_template)
+    end
+  end
+
+  if new ~= nil and is_cron_template(new) then
+    if ctx.tick_p1_ms ~= nil then redis.call('ZADD', K['templates'], ctx.tick_p1_ms, id) end
+  elseif old ~= nil and is_cron_template(old) then
+    redis.call('ZREM', K['templates'], id)
+    redis.call('ZREM', K['ticker-check'], id)
+  end
+
+  reindex_pools(id, old, new, ctx)
+end
+
+-- remove_task deletes a stored task and all its index entries
+local function remove_task(id, task, ctx)
+  reindex(id, task, nil, ctx)
+  redis.call('HDEL', K['tasks'], id)
+end
+
+local function new_context(now_ms)
+  return { now = now_ms, wake = {} }
+end
+
+-- publish_wakes tells idle workers about claimable work: one message per
+-- script, listing '' for any worker and the targets of unicast tasks, and the
+-- earliest due time of work that becomes claimable later
+local function publish_wakes(ctx)
+  local targets = {}
+  for target in pairs(ctx.wake) do targets[#targets + 1] = target end
+  if #targets == 0 and ctx.next_due == nil then return end
+  redis.call('PUBLISH', K['signal'], cjson.encode({ w = targets, d = ctx.next_due }))
+end

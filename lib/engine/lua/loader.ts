@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { errorCodes } from '../../errors.js';
+import { Gate, Label, Method } from '../../task/label.js';
+import { mapNames } from '../../task/task.js';
+import { keyNames } from '../keys.js';
+
+/** LoadedScript is one assembled script: prelude, includes and body, with its SHA1. */
+export interface LoadedScript {
+  name: string;
+  source: string;
+  sha: string;
+}
+
+const includePattern = /^--- @include "([a-z-]+)"\s*$/;
+
+/**
+ * loadScript reads `<name>.lua` next to this module and assembles it: an
+ * optional `#!lua` shebang line stays first, then the generated prelude, then
+ * each `--- @include "x"` replaced by `include/x.lua` (at most once per script,
+ * no nesting), marked with a `-- file:` comment so Lua line numbers can be
+ * traced back.
+ */
+export function loadScript(name: string): LoadedScript {
+  return assembleScript(name, readLua(`${name}.lua`));
+}
+
+/** assembleScript assembles a script body the way loadScript does (tests use it for test-only scripts). */
+export function assembleScript(name: string, body: string): LoadedScript {
+  const lines = body.split('\n');
+  const shebang = lines[0]?.startsWith('#!lua') === true ? lines.shift() : undefined;
+  const included = new Set<string>();
+  const assembled = lines.map((line, index) => {
+    const match = includePattern.exec(line);
+    if (match === null) return line;
+    const include = match[1] ?? '';
+    if (included.has(include)) return `-- (include/${include}.lua already included)`;
+    included.add(include);
+    let text: string;
+    try {
+      text = readLua(`include/${include}.lua`);
+    } catch {
+      throw new Error(
+        `${name}.lua line ${index + 1}: include "${include}" not found (lib/engine/lua/include/${include}.lua)`,
+      );
+    }
+    if (/^--- @include /m.test(text)) {
+      throw new Error(`include/${include}.lua: includes do not nest`);
+    }
+    return `-- file: include/${include}.lua\n${text}\n-- file: ${name}.lua`;
+  });
+  const source = [...(shebang === undefined ? [] : [shebang]), prelude, ...assembled].join('\n');
+  return { name, source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+function readLua(file: string): string {
+  return readFileSync(new URL(file, import.meta.url), 'utf8');
+}
+
+function luaString(text: string): string {
+  return JSON.stringify(text); // a JSON string literal is a valid Lua string literal for ASCII text
+}
+
+function constantName(prefix: string, name: string): string {
+  return `${prefix}_${name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}`;
+}
+
+/**
+ * The prelude spells, from TypeScript, every constant the scripts use: label
+ * keys, methods, gate values, error codes, map names, and `K.<key>` for the
+ * queue's keys in the order of `keyNames`.
+ */
+const prelude = [
+  '-- prelude: generated from lib/task/label.ts, lib/errors.ts and lib/engine/keys.ts',
+  ...Object.entries(Label).map(
+    ([name, value]) => `local ${constantName('LABEL', name)} = ${luaString(value)}`,
+  ),
+  ...Object.entries(Method).map(
+    ([name, value]) => `local ${constantName('METHOD', name)} = ${luaString(value)}`,
+  ),
+  ...Object.entries(Gate).map(
+    ([name, value]) => `local ${constantName('GATE', name)} = ${luaString(value)}`,
+  ),
+  ...errorCodes.map((code) => `local E_${code} = ${luaString(code)}`),
+  `local MAP_NAMES = { ${mapNames.map(luaString).join(', ')} }`,
+  `local K = { ${keyNames.map((name, index) => `[${luaString(name)}] = KEYS[${index + 1}]`).join(', ')} }`,
+  '-- end of prelude',
+].join('\n');

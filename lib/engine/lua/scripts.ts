@@ -1,0 +1,48 @@
+import { fromReply } from '../../errors.js';
+import type { RedisClient } from '../connection.js';
+import type { QueueKeys } from '../keys.js';
+import { loadScript, type LoadedScript } from './loader.js';
+
+/**
+ * The engine's scripts, assembled once at module load. Each receives every key
+ * of the queue (KEYS in `keyNames` order) and its own ARGV, documented in the
+ * header of its .lua file.
+ */
+export const scripts = {
+  create: loadScript('create'),
+  search: loadScript('search'),
+  delete: loadScript('delete'),
+  extend: loadScript('extend'),
+  cycles: loadScript('cycles'),
+  expire: loadScript('expire'),
+  scan: loadScript('scan'),
+  tickerDue: loadScript('ticker-due'),
+  ticker: loadScript('ticker'),
+} as const;
+
+export type ScriptName = keyof typeof scripts;
+
+/**
+ * runScript runs a script with EVALSHA and, when the server does not know it
+ * (first use, SCRIPT FLUSH, a restart), with EVAL, which also caches it.
+ * Error replies that carry one of our codes become RescueErrors.
+ */
+export async function runScript(
+  client: RedisClient,
+  script: LoadedScript,
+  keys: QueueKeys,
+  args: (string | number)[],
+): Promise<unknown> {
+  try {
+    return await client.evalsha(script.sha, keys.all.length, ...keys.all, ...args);
+  } catch (error) {
+    if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
+      try {
+        return await client.eval(script.source, keys.all.length, ...keys.all, ...args);
+      } catch (retryError) {
+        throw fromReply(retryError);
+      }
+    }
+    throw fromReply(error);
+  }
+}

@@ -1,0 +1,30 @@
+#!lua flags=no-writes
+--[[ ticker-due: the cron templates ticker must look at (semantics 3.9):
+  those due (tick+1 <= now) and those whose tick-1 may need maintenance.
+
+  KEYS     every key of the queue
+  ARGV[1]  now_ms
+  ARGV[2]  limit       how many templates at most
+
+  Returns  { id, @every, tick+1 label, id, @every, tick+1 label, ... }
+  Errors   none
+]]
+--- @include "task"
+
+local now = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+local reply = {}
+local seen = {}
+local function add(id)
+  if seen[id] then return end
+  seen[id] = true
+  local task = load_task(id)
+  if task ~= nil and is_cron_template(task) then
+    reply[#reply + 1] = id
+    reply[#reply + 1] = task.cron[LABEL_EVERY]
+    reply[#reply + 1] = task.cron[LABEL_TICK_P1] or ''
+  end
+end
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', K['templates'], '-inf', now, 'LIMIT', 0, limit)) do add(id) end
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', K['ticker-check'], '-inf', '(' .. now, 'LIMIT', 0, limit)) do add(id) end
+return reply

@@ -1,0 +1,57 @@
+import { decodeTask } from '../task/codec.js';
+import { encodeTask } from '../task/codec.js';
+import { Label } from '../task/label.js';
+import type { Task } from '../task/task.js';
+import { validateExists, validateLister } from '../task/validate.js';
+import { assertOpen, type EngineContext } from './context.js';
+import { run } from './run.js';
+
+/**
+ * How many records one scan script reads at most: a queue up to this size is
+ * read as one consistent snapshot; a larger one in several steps, each task
+ * read atomically.
+ */
+export const scanBudget = 5_000;
+
+/** existsTask tells whether some task matches the query (semantics 3.4). */
+export async function existsTask(context: EngineContext, argument: unknown): Promise<boolean> {
+  assertOpen(context, 'exists');
+  const query = validateExists(argument);
+  let found = false;
+  await scan(context, query, true, () => {
+    found = true;
+  });
+  return found;
+}
+
+/** listTasks returns every task matching the query, oldest first, as stored (semantics 3.5). */
+export async function listTasks(context: EngineContext, argument: unknown): Promise<Task[]> {
+  assertOpen(context, 'lister');
+  const query = validateLister(argument);
+  const byId = new Map<string, Task>();
+  await scan(context, query, false, (task) => {
+    byId.set(task.core?.[Label.Object] ?? '', task);
+  });
+  return [...byId.keys()].sort().map((id) => byId.get(id) as Task);
+}
+
+async function scan(
+  context: EngineContext,
+  query: Task,
+  first: boolean,
+  found: (task: Task) => void,
+): Promise<void> {
+  const json = encodeTask(query);
+  let cursor = '0';
+  do {
+    const [next = '0', ...matches] = (await run(context, 'scan', [
+      json,
+      cursor,
+      scanBudget,
+      first ? '1' : '0',
+    ])) as string[];
+    for (const match of matches) found(decodeTask(match));
+    if (first && matches.length > 0) return;
+    cursor = next;
+  } while (cursor !== '0');
+}

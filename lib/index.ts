@@ -1,0 +1,23 @@
+// The public entry of rescue-engine: the names of spec/api.md that exist so
+// far, each listed by name (no `export *`), pinned by spec/exports.spec.ts.
+export { Label, Method, Gate } from './task/label.js';
+export type { Task, Labels } from './task/task.js';
+export { formatTime, parseTime } from './task/time.js';
+export { has, all, any, matches } from './matcher/matcher.js';
+export { schedule } from './schedule/index.js';
+export { Engine } from './engine/engine.js';
+export type { EngineOptions } from './engine/options.js';
+export {
+  RescueError,
+  TaskEmptyError,
+  TaskMetaEmptyError,
+  TaskCoreError,
+  TaskCronError,
+  TaskGateError,
+  TaskNodeError,
+  LabelReservedError,
+  LabelValueError,
+  TaskNotFoundError,
+  TaskOutdatedError,
+} from './errors.js';
+export type { ErrorCode } from './errors.js';

@@ -1,0 +1,37 @@
+import * as api from '../lib/index.js';
+import * as testing from '../lib/testing/index.js';
+
+describe('the public entry', () => {
+  it('exports exactly the names of spec/api.md that exist so far', () => {
+    expect(Object.keys(api).sort()).toEqual(
+      [
+        'Engine',
+        'Gate',
+        'Label',
+        'LabelReservedError',
+        'LabelValueError',
+        'Method',
+        'RescueError',
+        'TaskCoreError',
+        'TaskCronError',
+        'TaskEmptyError',
+        'TaskGateError',
+        'TaskMetaEmptyError',
+        'TaskNodeError',
+        'TaskNotFoundError',
+        'TaskOutdatedError',
+        'all',
+        'any',
+        'formatTime',
+        'has',
+        'matches',
+        'parseTime',
+        'schedule',
+      ].sort(),
+    );
+  });
+
+  it('exports the embedded Redis launcher from rescue-engine/testing', () => {
+    expect(Object.keys(testing)).toEqual(['startRedisServer']);
+  });
+});
