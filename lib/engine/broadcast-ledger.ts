@@ -6,22 +6,21 @@
  */
 export class BroadcastLedger {
   private readonly entries = new Map<string, { leaseEndMs: number; done: boolean }>();
-  /** Broadcast ids up to the floor are done (or predate this engine): search scans after it. */
-  private floorId: string;
+  /**
+   * Broadcast tasks stored up to this sequence number are done here or predate
+   * this engine; search scans after it. Sequence numbers follow store order,
+   * so a task stored later is never below the floor.
+   */
+  private floorSequence = 0;
 
-  constructor(startMs: number) {
-    // every id created in the start millisecond sorts at or below this one
-    this.floorId = `${String(startMs).padStart(13, '0')}-999999999999`;
-  }
-
-  get floor(): string {
-    return this.floorId;
+  get floor(): number {
+    return this.floorSequence;
   }
 
   /** doneIds are the completed ids above the floor, which search skips. */
   doneIds(): string[] {
     return [...this.entries]
-      .filter(([id, entry]) => entry.done && id > this.floorId)
+      .filter(([id, entry]) => entry.done && sequenceOf(id) > this.floorSequence)
       .map(([id]) => id);
   }
 
@@ -32,9 +31,9 @@ export class BroadcastLedger {
       .map(([id]) => id);
   }
 
-  /** raiseFloor moves the floor up to an id the search script found done with all before it. */
-  raiseFloor(id: string): void {
-    if (id > this.floorId) this.floorId = id;
+  /** raiseFloor moves the floor up to a sequence number the search script found done with all before it. */
+  raiseFloor(sequence: number): void {
+    if (sequence > this.floorSequence) this.floorSequence = sequence;
   }
 
   /**
@@ -58,15 +57,25 @@ export class BroadcastLedger {
     if (entry !== undefined) entry.done = true;
   }
 
-  /** forget drops entries of tasks created before a cutoff: retention deleted them. */
-  forget(createdBeforeMs: number): void {
-    const cutoff = String(createdBeforeMs).padStart(13, '0');
-    for (const id of this.entries.keys()) {
-      if (id.slice(0, 13) < cutoff) this.entries.delete(id);
-    }
+  /** ids lists every id the ledger holds. */
+  ids(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  /** forget drops the entries of tasks that are no longer in the queue. */
+  forget(gone: Iterable<string>): void {
+    for (const id of gone) this.entries.delete(id);
+  }
+
+  get size(): number {
+    return this.entries.size;
   }
 
   clear(): void {
     this.entries.clear();
   }
+}
+
+function sequenceOf(id: string): number {
+  return Number(id.slice(14));
 }

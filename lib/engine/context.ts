@@ -17,6 +17,8 @@ export interface EngineContext {
   readonly ledger: BroadcastLedger;
   /** The start instant: one clock reading taken by the constructor. */
   readonly startMs: number;
+  /** When (engine time) search last dropped ledger entries of tasks that left the queue. */
+  ledgerPrunedMs: number;
   closed: boolean;
 }
 
@@ -27,8 +29,9 @@ export function createEngineContext(options: ResolvedEngineOptions): EngineConte
     clock: options.clock,
     connection: openConnection(options.redis),
     keys: queueKeys(options.queue),
-    ledger: new BroadcastLedger(startMs),
+    ledger: new BroadcastLedger(),
     startMs,
+    ledgerPrunedMs: startMs,
     closed: false,
   };
 }

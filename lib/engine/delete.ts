@@ -40,6 +40,7 @@ export async function deleteTask(context: EngineContext, argument: unknown): Pro
     requeue?.deferValid === false ? '0' : '1',
     requeue === undefined ? '' : encodeTask(requeue.maps),
     requeue?.dueMs ?? '',
+    requeue?.tickP1Ms ?? '',
   ]);
 }
 
@@ -50,6 +51,8 @@ interface RequeuePlan {
   deferValid: boolean;
   /** When the requeued task becomes due, for an exact or deferred task. */
   dueMs: number | undefined;
+  /** tick+1 when the requeued task is a cron template: its label read, or '-inf' (overdue). */
+  tickP1Ms: number | '-inf' | undefined;
 }
 
 /**
@@ -75,7 +78,11 @@ function requeuePlan(copy: Task, now: Date): RequeuePlan | undefined {
   if (copy.meta !== undefined) maps.meta = copy.meta;
   if (copy.node !== undefined) maps.node = copy.node;
   if (copy.sync !== undefined) maps.sync = copy.sync;
-  return { maps, deferValid, dueMs: dueTime(cron) };
+  const tickP1Ms =
+    cron !== undefined && Object.hasOwn(cron, Label.Every)
+      ? (tryParseTime(cron[Label.TickP1])?.getTime() ?? '-inf')
+      : undefined;
+  return { maps, deferValid, dueMs: dueTime(cron), tickP1Ms };
 }
 
 /** paging: the copy's paging value is neither blank nor '0' (semantics 1.4). */

@@ -4,7 +4,7 @@ import { run } from './run.js';
 /** How many tasks one expire script deletes or revokes at most, per kind. */
 const expireBatch = 500;
 /** How many records one expire call's sweep for records that are not tasks reads. */
-const sweepCount = 200;
+const sweepCount = 50;
 
 /**
  * expireTasks deletes tasks past retention and revokes ended leases

@@ -29,10 +29,11 @@ export const keyNames = [
   'ready-cron', // zset (lex): unowned claimable `any` tasks with a cron map (due exact / deferred / other)
   'ready-uni', // zset (lex): `<target worker>\0<id>` of unowned claimable `uni` tasks
   'waiting', // zset: unowned exact / deferred tasks not yet due, score = due ms
+  'promoted', // zset: exact / deferred tasks in a ready pool, score = due ms (a search whose clock is behind skips them)
   'due', // hash: id -> due ms of every exact / deferred task
   'leases', // zset: owned tasks, score = lease end ms
   'owners', // hash: worker -> number of tasks it owns
-  'broadcast', // zset (lex): `all` tasks without cron that are not gate templates
+  'broadcast', // zset: `all` tasks without cron that are not gate templates, score = sequence number (store order)
   'retention', // zset (lex): tasks retention may delete (no cron, not a gate template) outside `ready`
   'templates', // zset: cron templates, score = tick+1 ms
   'ticker-check', // zset: cron templates whose tick-1 may need maintenance, score = when

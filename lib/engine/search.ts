@@ -29,7 +29,7 @@ export async function searchTask(
   const nowMs = now.getTime();
   const leaseEndMs = nowMs + context.options.expiry;
   const { ledger } = context;
-  ledger.forget(nowMs - context.options.cleanup);
+  await pruneLedger(context, nowMs);
 
   for (;;) {
     const [kind, json, floor] = (await run(context, 'search', [
@@ -41,11 +41,36 @@ export async function searchTask(
       ledger.floor,
       JSON.stringify(ledger.doneIds()),
       JSON.stringify(ledger.leasedIds(nowMs)),
+      context.startMs,
     ])) as SearchReply;
-    ledger.raiseFloor(floor);
+    ledger.raiseFloor(Number(floor));
     if (kind === 'none') return undefined;
     const task = decodeTask(json);
     if (kind === 'task') return task;
     if (ledger.deliver(task.core?.[Label.Object] ?? '', nowMs, leaseEndMs)) return task;
   }
+}
+
+/** How often (engine time) the ledger drops entries of tasks that left the queue. */
+const ledgerPruneIntervalMs = 60_000;
+
+/**
+ * pruneLedger forgets broadcast tasks that are no longer in the queue (an
+ * engine may; semantics 1.8), at most once a minute and only when the ledger
+ * holds something.
+ */
+async function pruneLedger(context: EngineContext, nowMs: number): Promise<void> {
+  const { ledger } = context;
+  if (ledger.size === 0 || nowMs - context.ledgerPrunedMs < ledgerPruneIntervalMs) return;
+  context.ledgerPrunedMs = nowMs;
+  const ids = ledger.ids();
+  const gone: string[] = [];
+  for (let start = 0; start < ids.length; start += 1_000) {
+    const batch = ids.slice(start, start + 1_000);
+    const scores = await context.connection.client.zmscore(context.keys.broadcast, ...batch);
+    batch.forEach((id, index) => {
+      if (scores[index] === null) gone.push(id);
+    });
+  }
+  ledger.forget(gone);
 }

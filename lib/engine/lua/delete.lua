@@ -9,6 +9,7 @@
   ARGV[6]  defer_ok    '0' when the copy's @defer is not a duration (requeue only)
   ARGV[7]  requeued    JSON of the requeued maps {cron, meta, node, sync}, or ''
   ARGV[8]  due_ms      when the requeued task becomes due, or ''
+  ARGV[9]  tick_p1_ms  tick+1 of a requeued cron template ('-inf': unreadable, overdue), or ''
 
   Returns  1 (deleted) or 2 (requeued)
   Errors   TASK_NOT_FOUND, TASK_OUTDATED, TASK_CRON, all before the first write
@@ -53,8 +54,11 @@ if ARGV[5] == '1' then
   requeued.gate = nil
   requeued.root = nil
   ctx.due_ms = tonumber(ARGV[8])
+  if ARGV[9] == '-inf' then ctx.tick_p1_ms = -math.huge else ctx.tick_p1_ms = tonumber(ARGV[9]) end
   store_task(id, requeued)
   reindex(id, stored, requeued, ctx)
+  -- a requeue that makes a cron template: its tick-1 is looked at by the next ticker
+  if is_cron_template(requeued) then redis.call('ZADD', K['ticker-check'], '-inf', id) end
   publish_wakes(ctx)
   return 2
 end

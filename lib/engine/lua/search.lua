@@ -7,14 +7,17 @@
   ARGV[3]  expiry       formatTime(now + expiry): the lease end of a claim
   ARGV[4]  expiry_ms    the same in ms
   ARGV[5]  filter       JSON of the filter, or ''
-  ARGV[6]  floor        broadcast ids up to this one are done for this engine
+  ARGV[6]  floor        broadcast tasks stored up to this sequence number are done
+                        for this engine, or were created before it started
   ARGV[7]  done         JSON array of later broadcast ids this engine completed
   ARGV[8]  leased       JSON array of broadcast ids under this engine's local lease
+  ARGV[9]  start_ms     the engine's start instant: older broadcast tasks are not for it
 
   Returns  { kind, task JSON, floor, next due ms }
            kind 'broadcast' (nothing written), 'task' (claimed) or 'none';
-           floor: the last id of the run of done broadcast ids after ARGV[6];
-           next due: the earliest due time of a waiting task, or ''
+           floor: the sequence number up to which every broadcast task is done
+           for this engine or predates it;
+           next due: the earliest due time of a waiting task, or '' (with 'none')
   Errors   none
 ]]
 --- @include "task"
@@ -38,34 +41,39 @@ local function next_due()
   return first[2] or ''
 end
 
--- Phase 1: the oldest broadcast task this engine has not completed and does
--- not hold a local lease on. Writes nothing.
+-- Phase 1: the oldest broadcast task created after this engine started that
+-- it has not completed and holds no local lease on. Writes nothing. The index
+-- is in store order; the floor skips the run of tasks this engine is done with.
 local function find_broadcast()
   local done = set_of(ARGV[7])
   local leased = set_of(ARGV[8])
-  local floor = ARGV[6]
+  local start_ms = tonumber(ARGV[9])
+  local floor = tonumber(ARGV[6])
   local contiguous = true
+  local best_id, best_json = nil, nil
   local from = '(' .. floor
   while true do
-    local ids = redis.call('ZRANGEBYLEX', K['broadcast'], from, '+', 'LIMIT', 0, 100)
-    for _, id in ipairs(ids) do
-      if done[id] then
-        if contiguous then floor = id end
+    local page = redis.call('ZRANGEBYSCORE', K['broadcast'], from, '+inf', 'WITHSCORES', 'LIMIT', 0, 100)
+    for index = 1, #page, 2 do
+      local id, sequence = page[index], page[index + 1]
+      if done[id] or creation_ms(id) <= start_ms then
+        if contiguous then floor = tonumber(sequence) end
       else
         contiguous = false
-        if not leased[id] then
+        if not leased[id] and (best_id == nil or bytes_less(id, best_id)) then
           local json = redis.call('HGET', K['tasks'], id)
           local task = decode_task(json)
-          if task ~= nil and (filter == nil or matches(task, filter)) then return json, floor end
+          if task ~= nil and (filter == nil or matches(task, filter)) then best_id, best_json = id, json end
         end
       end
     end
-    if #ids < 100 then return nil, floor end
-    from = '(' .. ids[#ids]
+    if #page < 200 then return best_json, floor end
+    from = '(' .. page[#page]
   end
 end
 
 local broadcast, floor = find_broadcast()
+floor = string.format('%d', floor)
 if broadcast ~= nil then return { 'broadcast', broadcast, floor, '' } end
 
 local ctx = new_context(now)
@@ -79,7 +87,10 @@ for _, id in ipairs(redis.call('ZRANGEBYSCORE', K['waiting'], '-inf', now)) do
     redis.call('HDEL', K['due'], id)
   else
     local pool, member = pool_of(id, task, math.huge, 0)
-    if pool ~= nil then redis.call('ZADD', K[pool], 0, member) end
+    if pool ~= nil then
+      redis.call('ZADD', K[pool], 0, member)
+      redis.call('ZADD', K['promoted'], stored_due(id), id)
+    end
   end
 end
 
@@ -111,8 +122,11 @@ end
 for _, pair in ipairs(obsolete) do remove_task(pair[1], pair[2], ctx) end
 
 -- Phase 3: the balancing share gate.
+-- A search whose clock is behind an earlier one does not count (or pick)
+-- exact and deferred tasks that are due only by the other's clock.
 local candidates = redis.call('ZCARD', K['ready']) + redis.call('ZCARD', K['ready-cron'])
   + redis.call('ZCARD', K['ready-uni']) + redis.call('ZCARD', K['leases'])
+  - redis.call('ZCOUNT', K['promoted'], '(' .. now, '+inf')
 if candidates == 0 then
   publish_wakes(ctx)
   return { 'none', '', floor, next_due() }
@@ -141,6 +155,7 @@ end
 local function accepts(id)
   local task = load_task(id)
   if task == nil then return nil end
+  if is_timed(task) and tonumber(redis.call('ZSCORE', K['promoted'], id) or '0') > now then return nil end
   if filter ~= nil and not matches(task, filter) then return nil end
   return task
 end

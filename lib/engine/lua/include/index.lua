@@ -195,6 +195,9 @@ local function stored_due(id)
 end
 
 local function add_to_pool(pool, member, id, task, ctx, due)
+  if pool ~= 'leases' and pool ~= 'waiting' and is_timed(task) then
+    redis.call('ZADD', K['promoted'], due, id)
+  end
   if pool == 'leases' then
     redis.call('ZADD', K['leases'], ctx.expiry_ms or 0, id)
   elseif pool == 'waiting' then
@@ -234,6 +237,7 @@ local function reindex_pools(id, old, new, ctx)
     -- an unowned timed task sits in `waiting` or in its ready pool, depending
     -- on when it was placed: clear both
     redis.call('ZREM', K['waiting'], id)
+    redis.call('ZREM', K['promoted'], id)
     local ready_pool, ready_member = pool_of(id, old, math.huge, 0)
     remove_from_pool(ready_pool, ready_member)
     moved = true
@@ -288,7 +292,11 @@ local function reindex(id, old, new, ctx)
   local old_broadcast = old ~= nil and is_broadcast(old)
   local new_broadcast = new ~= nil and is_broadcast(new)
   if old_broadcast ~= new_broadcast then
-    if new_broadcast then redis.call('ZADD', K['broadcast'], 0, id) else redis.call('ZREM', K['broadcast'], id) end
+    if new_broadcast then
+      redis.call('ZADD', K['broadcast'], sequence_of(id), id)
+    else
+      redis.call('ZREM', K['broadcast'], id)
+    end
   end
 
   local old_template = old ~= nil and template_of(old) or nil
@@ -302,7 +310,11 @@ local function reindex(id, old, new, ctx)
   end
 
   if new ~= nil and is_cron_template(new) then
-    if ctx.tick_p1_ms ~= nil then redis.call('ZADD', K['templates'], ctx.tick_p1_ms, id) end
+    if ctx.tick_p1_ms ~= nil then
+      redis.call('ZADD', K['templates'], ctx.tick_p1_ms, id)
+    elseif old == nil or not is_cron_template(old) then
+      redis.call('ZADD', K['templates'], '-inf', id) -- no tick+1 known: overdue
+    end
   elseif old ~= nil and is_cron_template(old) then
     redis.call('ZREM', K['templates'], id)
     redis.call('ZREM', K['ticker-check'], id)

@@ -179,6 +179,11 @@ local function creation_ms(id)
   return tonumber(string.sub(id, 1, 13))
 end
 
+-- the sequence number of an id: the order in which tasks were stored
+local function sequence_of(id)
+  return tonumber(string.sub(id, 15))
+end
+
 local function format_id(now_ms, sequence)
   return string.format('%013d-%012d', now_ms, sequence)
 end
