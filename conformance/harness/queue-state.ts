@@ -15,7 +15,7 @@ export async function dumpQueue(redis: Redis, prefix: string): Promise<Record<st
   } while (cursor !== '0');
   const state: Record<string, string> = {};
   for (const key of keys.sort()) {
-    const dump = await redis.dumpBuffer(key);
+    const dump = (await redis.dumpBuffer(key)) as Buffer | null; // null when the key vanished
     if (dump !== null) state[key] = dump.toString('base64');
   }
   return state;

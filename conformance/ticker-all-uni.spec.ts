@@ -1,0 +1,201 @@
+import type { Engine } from '../lib/engine/engine.js';
+import { TaskNotFoundError } from '../lib/errors.js';
+import { Label, Method } from '../lib/task/label.js';
+import type { Labels, Task } from '../lib/task/task.js';
+import { useQueue } from './harness/queue.js';
+
+// semantics.md §3.9: `all` and `uni` templates, whose lingering children never
+// block but are replaced at every due tick. Day 2023-10-20, instants UTC.
+
+const everything: Task = { meta: { '*': '*' } };
+
+function idOf(task: Task | undefined): string {
+  const id = task?.core?.[Label.Object];
+  if (id === undefined) throw new Error('task without an object id');
+  return id;
+}
+
+async function stored(engine: Engine, id: string): Promise<Task | undefined> {
+  return (await engine.lister(everything)).find((task) => task.core?.[Label.Object] === id);
+}
+
+async function ticks(
+  engine: Engine,
+  id: string,
+): Promise<[string | undefined, string | undefined]> {
+  const template = await stored(engine, id);
+  return [template?.cron?.[Label.TickM1], template?.cron?.[Label.TickP1]];
+}
+
+async function childrenOf(engine: Engine, templateId: string): Promise<Task[]> {
+  return (await engine.lister(everything)).filter((task) => {
+    const root = task.root ?? {};
+    return Object.keys(root).length === 1 && root[Label.Object] === templateId;
+  });
+}
+
+const allNode: Labels = { [Label.Method]: Method.All };
+const uniNode: Labels = { [Label.Method]: Method.Uni, [Label.Worker]: 'etw' };
+
+describe('ticker: the `all` template example of semantics 3.9', () => {
+  const queue = useQueue('2023-10-20T00:00:01Z');
+
+  it('creates the template with tick-1 00:00 and tick+1 01:00', async () => {
+    const eon = queue().engine('eon');
+    const template = await eon.create({
+      cron: { [Label.Every]: 'hour' },
+      meta: { k: 'foo' },
+      node: allNode,
+    });
+    expect(await ticks(eon, idOf(template))).toEqual([
+      '2023-10-20T00:00:00Z',
+      '2023-10-20T01:00:00Z',
+    ]);
+  });
+
+  it('emits S1 at 01:00:01 and moves tick-1 with the emission: 01:00 / 02:00', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const templateId = idOf(
+      await eon.create({ cron: { [Label.Every]: 'hour' }, meta: { k: 'foo' }, node: allNode }),
+    );
+    q.clock.set('2023-10-20T01:00:01Z');
+    await eon.ticker();
+    const children = await childrenOf(eon, templateId);
+    expect(children).toEqual([
+      {
+        core: { [Label.Object]: idOf(children[0]) },
+        meta: { k: 'foo' },
+        node: allNode,
+        root: { [Label.Object]: templateId },
+      },
+    ]);
+    expect(await ticks(eon, templateId)).toEqual(['2023-10-20T01:00:00Z', '2023-10-20T02:00:00Z']);
+  });
+
+  it('deletes S1 and stores S2 at 02:00:01, moving the template to 02:00 / 03:00', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const templateId = idOf(
+      await eon.create({ cron: { [Label.Every]: 'hour' }, meta: { k: 'foo' }, node: allNode }),
+    );
+    q.clock.set('2023-10-20T01:00:01Z');
+    await eon.ticker();
+    const [s1] = await childrenOf(eon, templateId);
+    q.clock.set('2023-10-20T02:00:01Z');
+    await eon.ticker();
+    const children = await childrenOf(eon, templateId);
+    expect(children).toHaveLength(1);
+    expect(idOf(children[0])).not.toBe(idOf(s1));
+    expect(idOf(children[0])).toMatch(new RegExp(`^${Date.parse('2023-10-20T02:00:01Z')}-`));
+    expect(await stored(eon, idOf(s1))).toBeUndefined();
+    expect(await ticks(eon, templateId)).toEqual(['2023-10-20T02:00:00Z', '2023-10-20T03:00:00Z']);
+  });
+
+  it('delivers every child to every engine started before it', async () => {
+    const q = queue();
+    const engines = [q.engine('eon'), q.engine('etw'), q.engine('eth')];
+    const eon = engines[0]!;
+    const templateId = idOf(
+      await eon.create({ cron: { [Label.Every]: 'hour' }, meta: { k: 'foo' }, node: allNode }),
+    );
+    q.clock.set('2023-10-20T01:00:01Z');
+    await eon.ticker();
+    const [s1] = await childrenOf(eon, templateId);
+    for (const engine of engines) {
+      const received = await engine.search();
+      expect(received).toEqual(s1);
+      expect(received?.core?.[Label.Worker]).toBeUndefined();
+    }
+    q.clock.set('2023-10-20T02:00:01Z');
+    await eon.ticker();
+    const [s2] = await childrenOf(eon, templateId);
+    for (const engine of engines) expect(idOf(await engine.search())).toBe(idOf(s2));
+  });
+
+  it('replaces a child an engine is still working on; extending it then fails with TaskNotFoundError', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const etw = q.engine('etw');
+    const templateId = idOf(
+      await eon.create({ cron: { [Label.Every]: 'hour' }, meta: { k: 'foo' }, node: allNode }),
+    );
+    q.clock.set('2023-10-20T01:00:01Z');
+    await eon.ticker();
+    const s1 = await etw.search();
+    expect(s1?.root).toEqual({ [Label.Object]: templateId });
+    q.clock.set('2023-10-20T02:00:01Z');
+    await eon.ticker();
+    await expect(etw.extend(s1!)).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(
+      etw.delete({ ...s1, core: { ...s1?.core, [Label.Bypass]: 'true' } }),
+    ).rejects.toBeInstanceOf(TaskNotFoundError);
+  });
+});
+
+describe('ticker: the `uni` template example of semantics 3.9', () => {
+  const queue = useQueue('2023-10-20T00:00:01Z');
+
+  it('keeps tick-1 at 00:00 while tick+1 goes 02:00, then 03:00, and replaces S1 by S2', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const templateId = idOf(
+      await eon.create({ cron: { [Label.Every]: 'hour' }, meta: { k: 'foo' }, node: uniNode }),
+    );
+    expect(await ticks(eon, templateId)).toEqual(['2023-10-20T00:00:00Z', '2023-10-20T01:00:00Z']);
+    q.clock.set('2023-10-20T01:00:01Z');
+    await eon.ticker();
+    const [s1] = await childrenOf(eon, templateId);
+    expect(s1).toEqual({
+      core: { [Label.Object]: idOf(s1) },
+      meta: { k: 'foo' },
+      node: uniNode,
+      root: { [Label.Object]: templateId },
+    });
+    expect(await ticks(eon, templateId)).toEqual(['2023-10-20T00:00:00Z', '2023-10-20T02:00:00Z']);
+    q.clock.set('2023-10-20T02:00:01Z');
+    await eon.ticker();
+    const children = await childrenOf(eon, templateId);
+    expect(children).toHaveLength(1);
+    expect(idOf(children[0])).not.toBe(idOf(s1));
+    expect(await stored(eon, idOf(s1))).toBeUndefined();
+    expect(await ticks(eon, templateId)).toEqual(['2023-10-20T00:00:00Z', '2023-10-20T03:00:00Z']);
+  });
+
+  it("replaces a child its worker owns; the worker's delete and extend then get TaskNotFoundError", async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const etw = q.engine('etw');
+    const templateId = idOf(
+      await eon.create({ cron: { [Label.Every]: 'hour' }, meta: { k: 'foo' }, node: uniNode }),
+    );
+    q.clock.set('2023-10-20T01:00:01Z');
+    await eon.ticker();
+    expect(await eon.search()).toBeUndefined(); // addressed to etw only
+    const s1 = await etw.search();
+    expect(s1?.core?.[Label.Worker]).toBe('etw');
+    q.clock.set('2023-10-20T02:00:01Z');
+    await eon.ticker();
+    const [s2] = await childrenOf(eon, templateId);
+    expect(idOf(s2)).not.toBe(idOf(s1));
+    expect(s2?.core?.[Label.Worker]).toBeUndefined();
+    await expect(etw.extend(s1!)).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(etw.delete(s1!)).rejects.toBeInstanceOf(TaskNotFoundError);
+    expect(idOf(await etw.search())).toBe(idOf(s2));
+  });
+
+  it('moves tick-1 once the child is gone and the template is not overdue', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const etw = q.engine('etw');
+    const templateId = idOf(
+      await eon.create({ cron: { [Label.Every]: 'hour' }, meta: { k: 'foo' }, node: uniNode }),
+    );
+    q.clock.set('2023-10-20T01:00:01Z');
+    await eon.ticker();
+    const s1 = await etw.search();
+    await etw.delete(s1!);
+    await eon.ticker();
+    expect(await ticks(eon, templateId)).toEqual(['2023-10-20T01:00:00Z', '2023-10-20T02:00:00Z']);
+  });
+});

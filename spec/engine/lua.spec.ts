@@ -1,0 +1,46 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { assembleScript } from '../../lib/engine/lua/loader.js';
+import { scripts } from '../../lib/engine/lua/scripts.js';
+
+const luaDir = new URL('../../lib/engine/lua/', import.meta.url);
+const files = readdirSync(luaDir).filter((name) => name.endsWith('.lua'));
+
+describe('engine scripts', () => {
+  it('registers every .lua file of lib/engine/lua', () => {
+    const registered = Object.values(scripts).map((script) => `${script.name}.lua`);
+    expect(registered.sort()).toEqual(files.sort());
+  });
+
+  it.each(files)('%s has a header stating its KEYS, ARGV, reply and errors', (file) => {
+    const text = readFileSync(new URL(file, luaDir), 'utf8');
+    const header = /--\[\[([\s\S]*?)\]\]/.exec(text)?.[1] ?? '';
+    expect(header).toMatch(/^\s*KEYS\s/m);
+    expect(header).toMatch(/^\s*ARGV\[1\]\s/m);
+    expect(header).toMatch(/^\s*Returns\s/m);
+    expect(header).toMatch(/^\s*Errors\s/m);
+  });
+
+  it('inlines each include once, after the prelude, marking where it came from', () => {
+    const script = scripts.delete;
+    expect(script.source.startsWith('-- prelude')).toBe(true);
+    expect(script.source.match(/-- file: include\/task\.lua/g)).toHaveLength(1);
+    expect(script.source).toContain('local LABEL_WORKER = "task.rescue.io/worker"');
+    expect(script.source).toContain('local E_TASK_OUTDATED = "TASK_OUTDATED"');
+    expect(script.sha).toMatch(/^[0-9a-f]{40}$/);
+  });
+
+  it('keeps a #!lua shebang on the first line', () => {
+    expect(scripts.scan.source.startsWith('#!lua flags=no-writes\n-- prelude')).toBe(true);
+  });
+
+  it('names a missing include and the line that asks for it', () => {
+    expect(() => assembleScript('broken', 'local a = 1\n--- @include "nowhere"')).toThrow(
+      'broken.lua line 2: include "nowhere" not found (lib/engine/lua/include/nowhere.lua)',
+    );
+  });
+
+  it('skips a repeated include', () => {
+    const script = assembleScript('twice', '--- @include "has"\n--- @include "has"');
+    expect(script.source.match(/-- file: include\/has\.lua/g)).toHaveLength(1);
+  });
+});
