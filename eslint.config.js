@@ -6,14 +6,20 @@ import jest from 'eslint-plugin-jest';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'node_modules/'] },
+  { ignores: ['dist/', 'coverage/', 'node_modules/', '.scratch/', '.dist-*/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ['*.js', 'scripts/*.js', 'conformance/harness/*.js'],
+          allowDefaultProject: [
+            '*.js',
+            'scripts/*.js',
+            'scripts/bench/*.js',
+            'scripts/bench/lib/*.js',
+            'conformance/harness/*.js',
+          ],
         },
         tsconfigRootDir: import.meta.dirname,
       },
@@ -22,6 +28,9 @@ export default tseslint.config(
         console: 'readonly',
         URL: 'readonly',
         globalThis: 'readonly',
+        performance: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
       },
     },
     rules: {

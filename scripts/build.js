@@ -1,29 +1,38 @@
 #!/usr/bin/env node
 // Builds lib/ into dist/: tsc for the TypeScript, then a copy of every .lua
-// file next to the compiled JavaScript that loads it.
+// file next to the compiled JavaScript that loads it. The build goes to a
+// staging folder that replaces dist/ at the end, so a concurrent test run
+// never sees half a build.
 import { execFileSync } from 'node:child_process';
-import { cpSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const lib = join(root, 'lib');
 const dist = join(root, 'dist');
+const staging = join(root, `.dist-${process.pid}`);
 
-rmSync(dist, { recursive: true, force: true });
+rmSync(staging, { recursive: true, force: true });
 execFileSync(
   process.execPath,
-  [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')],
-  {
-    stdio: 'inherit',
-  },
+  [
+    join(root, 'node_modules/typescript/bin/tsc'),
+    '-p',
+    join(root, 'tsconfig.build.json'),
+    '--outDir',
+    staging,
+  ],
+  { stdio: 'inherit' },
 );
 
 function copyAssets(dir) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) copyAssets(path);
-    else if (name.endsWith('.lua')) cpSync(path, join(dist, relative(lib, path)));
+    else if (name.endsWith('.lua')) cpSync(path, join(staging, relative(lib, path)));
   }
 }
 copyAssets(lib);
+rmSync(dist, { recursive: true, force: true });
+renameSync(staging, dist);

@@ -82,7 +82,7 @@ export function resolveEngineOptions(options: EngineOptions = {}): ResolvedEngin
 function requireName(name: string, value: unknown): void {
   if (typeof value !== 'string' || value === '') {
     throw new TypeError(
-      `Engine option "${name}" must be a non-empty string; got ${JSON.stringify(value) ?? String(value)}`,
+      `Engine option "${name}" must be a non-empty string; got ${(JSON.stringify(value) as string | undefined) ?? String(value)}`,
     );
   }
 }

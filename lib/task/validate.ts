@@ -360,9 +360,15 @@ function describe(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return `an instance of ${value.constructor?.name ?? 'a class'}`;
+  if (typeof value === 'object') {
+    const name = (value as { constructor?: { name?: string } }).constructor?.name;
+    return `an instance of ${name ?? 'a class'}`;
+  }
   if (typeof value === 'string') return `the string ${quote(value)}`;
-  return `${typeof value} ${String(value)}`;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
+    return `${typeof value} ${String(value)}`;
+  }
+  return `a ${typeof value}`;
 }
 
 function quote(text: string): string {

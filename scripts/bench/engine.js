@@ -1,0 +1,219 @@
+#!/usr/bin/env node
+// The engine's own benchmark (npm run bench): claim-and-delete throughput as
+// the queue grows to 1M tasks, create throughput, Redis memory per queued task,
+// and the cost of ticker and expire when few of many templates / leases are
+// due. Prints a table per scenario and writes them to docs/benchmarks.md.
+//
+// Usage: node scripts/bench/engine.js [--quick]   (--quick stops at 100k tasks)
+import { Engine, Label } from '../../dist/index.js';
+import { inParallel, rate, startBench, timed } from './lib/setup.js';
+import { number, table, writeSection } from './lib/report.js';
+
+const quick = process.argv.includes('--quick');
+const depths = quick ? [1_000, 10_000, 100_000] : [1_000, 10_000, 100_000, 1_000_000];
+const bench = await startBench();
+const { redis } = bench;
+let queues = 0;
+
+function engine(options = {}) {
+  return new Engine({
+    redis: bench.server.url,
+    queue: `bench-${process.pid}-${queues++}`,
+    worker: 'bench',
+    ...options,
+  });
+}
+
+function sameQueue(other, options = {}) {
+  const queue = other.keyfmt().slice('rescue.io:{'.length, -1);
+  return new Engine({ redis: bench.server.url, queue, ...options });
+}
+
+async function fill(target, count, lanes = 1_000) {
+  await inParallel(lanes, count, (index) => target.create({ meta: { n: String(index) } }));
+}
+
+async function claimAndDelete(target, count, lanes) {
+  return rate(count, () =>
+    inParallel(lanes, count, async () => {
+      const task = await target.search();
+      if (task === undefined) throw new Error('the queue ran dry during the benchmark');
+      await target.delete(task);
+    }),
+  );
+}
+
+const sections = [];
+
+// 1. Claim-and-delete throughput by queue depth. Each round fills a fresh
+// queue to the depth and claims half of it (at most 5,000); small depths get
+// more rounds so every figure rests on about 10,000 claims; the median counts.
+{
+  const warm = engine();
+  await fill(warm, 5_000);
+  await claimAndDelete(warm, 5_000, 10);
+  await bench.dropQueue(warm.keyfmt());
+  await warm.close();
+
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const rows = [];
+  let base;
+  for (const depth of depths) {
+    const count = Math.min(5_000, depth / 2);
+    const rounds = Math.max(3, Math.ceil(10_000 / count));
+    const sequential = [];
+    const concurrent = [];
+    for (let round = 0; round < rounds; round++) {
+      const target = engine();
+      await fill(target, depth);
+      sequential.push(await claimAndDelete(target, count / 2, 1));
+      concurrent.push(await claimAndDelete(target, count / 2, 10));
+      await bench.dropQueue(target.keyfmt());
+      await target.close();
+      if (depth >= 1_000_000) break; // one fill of a million is enough
+    }
+    const result = { sequential: median(sequential), concurrent: median(concurrent) };
+    base ??= result;
+    rows.push([
+      number(depth),
+      number(result.sequential),
+      `${number(result.sequential / base.sequential, 2)} ×`,
+      number(result.concurrent),
+      `${number(result.concurrent / base.concurrent, 2)} ×`,
+    ]);
+    console.log(`claim-and-delete at depth ${number(depth)} done`);
+  }
+  sections.push(
+    '### Claim-and-delete throughput by queue depth\n\n' +
+      'One engine claims (`search`) and deletes tasks from a queue holding the given number of tasks; ' +
+      'sequentially (one task at a time: two round trips each) and with 10 claims in flight. Each figure is ' +
+      'the median of several rounds on freshly filled queues (one round at 1M); the ratio compares each depth ' +
+      'with 1k.\n\n' +
+      table(
+        ['queued tasks', 'tasks/s, 1 at a time', 'vs 1k', 'tasks/s, 10 in flight', 'vs 1k'],
+        rows,
+      ),
+  );
+}
+
+// 2. Create throughput.
+{
+  const target = engine();
+  const count = 5_000;
+  const single = await rate(count, () =>
+    inParallel(1, count, (index) => target.create({ meta: { n: String(index) } })),
+  );
+  const batched = await rate(50_000, () => fill(target, 50_000));
+  await bench.dropQueue(target.keyfmt());
+  await target.close();
+  sections.push(
+    '### Create throughput\n\n' +
+      'One at a time awaits each `create`; batched keeps 1,000 creates in flight, which ioredis pipelines ' +
+      '(auto-pipelining is on for connections the engine opens).\n\n' +
+      table(
+        ['mode', 'tasks/s'],
+        [
+          ['one at a time', number(single)],
+          ['batched (1,000 in flight)', number(batched)],
+        ],
+      ),
+  );
+  console.log('create done');
+}
+
+// 3. Memory per queued task.
+{
+  const target = engine();
+  const count = 100_000;
+  const before = await bench.usedMemory();
+  await fill(target, count);
+  const after = await bench.usedMemory();
+  const keys = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(
+      cursor,
+      'MATCH',
+      `${target.keyfmt().replace(/[{}]/g, '\\$&')}:*`,
+      'COUNT',
+      1000,
+    );
+    keys.push(...batch);
+    cursor = next;
+  } while (cursor !== '0');
+  const rows = [];
+  for (const key of keys.sort()) {
+    const bytes = Number(await redis.memory('USAGE', key, 'SAMPLES', '0'));
+    if (bytes > 10_000)
+      rows.push([key.slice(target.keyfmt().length + 1), number(bytes / count, 1)]);
+  }
+  rows.push(['**total (used_memory delta)**', `**${number((after - before) / count, 1)}**`]);
+  await bench.dropQueue(target.keyfmt());
+  await target.close();
+  sections.push(
+    `### Redis memory per queued task\n\n${number(count)} plain tasks with \`meta: { n: '<index>' }\`, ` +
+      'nobody working on them. Bytes per task, by key (`MEMORY USAGE`) and in all (`used_memory` delta).\n\n' +
+      table(['key', 'bytes per task'], rows),
+  );
+  console.log('memory done');
+}
+
+// 4. Ticker and expire cost: few due among many.
+{
+  const rows = [];
+  for (const templates of [100, 10_000]) {
+    let now = new Date('2023-10-20T00:00:30Z');
+    const clock = () => now;
+    const target = engine({ clock });
+    await inParallel(200, templates, (index) =>
+      target.create({
+        cron: { [Label.Every]: index < 10 ? 'minute' : 'day' },
+        meta: { n: String(index) },
+      }),
+    );
+    await target.ticker(); // settle
+    now = new Date('2023-10-20T00:01:00.5Z'); // the 10 `minute` templates are due
+    const due = await timed(() => target.ticker());
+    const idle = await timed(() => target.ticker());
+    rows.push(['ticker', number(templates), '10', number(due, 1), number(idle, 1)]);
+    await bench.dropQueue(target.keyfmt());
+    await target.close();
+  }
+  for (const leases of [100, 10_000]) {
+    let now = new Date('2023-10-20T00:00:30Z');
+    const clock = () => now;
+    const holder = engine({ clock, expiry: 3_600_000 });
+    const short = sameQueue(holder, { worker: 'short', clock, expiry: 1_000 });
+    await fill(holder, leases - 10, 200);
+    await inParallel(50, leases - 10, () => holder.search());
+    await fill(short, 10, 10);
+    for (let index = 0; index < 10; index++) await short.search();
+    now = new Date('2023-10-20T00:00:32Z'); // the 10 short leases ended
+    const due = await timed(() => holder.expire());
+    const idle = await timed(() => holder.expire());
+    rows.push(['expire', number(leases), '10', number(due, 1), number(idle, 1)]);
+    await bench.dropQueue(holder.keyfmt());
+    await holder.close();
+    await short.close();
+  }
+  sections.push(
+    '### Ticker and expire when few are due\n\n' +
+      'Wall time of one `ticker()` with 10 due templates among many (the rest due tomorrow), and of one ' +
+      '`expire()` with 10 ended leases among many live ones; then the same call again with nothing due.\n\n' +
+      table(['operation', 'templates / leases', 'due', 'ms, 10 due', 'ms, none due'], rows),
+  );
+  console.log('ticker and expire done');
+}
+
+const command = `node scripts/bench/engine.js${quick ? ' --quick' : ''}`;
+const body = [
+  '## Engine benchmark',
+  '',
+  `Measured ${bench.facts.date} with \`${command}\` (\`npm run bench\`) on ${bench.facts.machine}; ` +
+    `Node ${bench.facts.node}, Redis ${bench.facts.redis} (embedded, no persistence), client and server on one machine.`,
+  '',
+  ...sections.flatMap((section) => [section, '']),
+].join('\n');
+writeSection(new URL('../../docs/benchmarks.md', import.meta.url).pathname, 'engine', body);
+console.log(`\n${body}`);
+await bench.stop();

@@ -1,0 +1,68 @@
+// Shared by the benchmarks: the embedded Redis, a raw client, machine facts.
+import { cpus, totalmem, type as osType, release } from 'node:os';
+import { Redis } from 'ioredis';
+import { startRedisServer } from '../../../dist/testing/index.js';
+
+/** startBench starts the embedded Redis (or uses REDIS_URL) and a raw client for INFO and cleanup. */
+export async function startBench() {
+  const server = await startRedisServer();
+  const redis = new Redis(server.url);
+  const info = await redis.info('server');
+  const redisVersion = /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
+  return {
+    server,
+    redis,
+    facts: {
+      date: new Date().toISOString().slice(0, 10),
+      machine: `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, ${osType()} ${release()}`,
+      node: process.version,
+      redis: redisVersion,
+    },
+    async usedMemory() {
+      const memory = await redis.info('memory');
+      return Number(/used_memory:(\d+)/.exec(memory)?.[1] ?? 0);
+    },
+    /** dropQueue deletes every key of a queue (never FLUSHALL: REDIS_URL may be shared). */
+    async dropQueue(prefix) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(
+          cursor,
+          'MATCH',
+          `${prefix.replace(/[?*[\]\\]/g, '\\$&')}:*`,
+          'COUNT',
+          1000,
+        );
+        if (keys.length > 0) await redis.del(...keys); // DEL, not UNLINK: memory figures must not see lazy frees
+        cursor = next;
+      } while (cursor !== '0');
+    },
+    async stop() {
+      await redis.quit();
+      await server.stop();
+    },
+  };
+}
+
+/** inParallel runs `lanes` loops that each call `step(index)` until `count` steps are taken. */
+export async function inParallel(lanes, count, step) {
+  let next = 0;
+  const lane = async () => {
+    while (next < count) await step(next++);
+  };
+  await Promise.all(Array.from({ length: lanes }, lane));
+}
+
+/** rate times an async action doing `count` operations and returns operations per second. */
+export async function rate(count, action) {
+  const start = performance.now();
+  await action();
+  return count / ((performance.now() - start) / 1000);
+}
+
+/** timed returns how long an async action took, in ms. */
+export async function timed(action) {
+  const start = performance.now();
+  await action();
+  return performance.now() - start;
+}
