@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createConnection } from 'node:net';
 import { startRedisServer } from '../lib/testing/redis-server.js';
 
@@ -46,6 +48,25 @@ describe('startRedisServer', () => {
     const pid = server.pid ?? 0;
     expect(alive(pid)).toBe(true);
     await server.stop();
+    expect(alive(pid)).toBe(false);
+  });
+
+  it('stops the redis-server when the process that started it is killed', async () => {
+    const parent = spawn(
+      process.execPath,
+      [new URL('harness/start-and-wait.js', import.meta.url).pathname],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    const [line] = (await once(parent.stdout, 'data')) as [Buffer];
+    const pid = Number(line.toString().trim());
+    expect(alive(pid)).toBe(true);
+    parent.kill('SIGKILL'); // no exit handler runs: the watchdog must notice
+    await once(parent, 'exit');
+    for (let waited = 0; alive(pid) && waited < 5_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     expect(alive(pid)).toBe(false);
   });
 
