@@ -40,7 +40,8 @@ export const keyNames = [
   'children', // zset (lex): `<template id><child id>`
   'gates', // zset (lex): `<gate key>\0<template id>` of gate templates
   'gate-templates', // zset (lex): ids of gate templates
-  'pairs', // hash: encoded meta pair -> number of tasks whose meta has it
+  'pairs', // hash: encoded meta pair -> number of tasks whose meta has it (watched keys only)
+  'watched', // hash: meta key -> '1' once some leaf's exact root named it (pairs counts that key from then on)
   'watch', // zset (lex): `<encoded root pair>\0<leaf id>` of leaves with exact roots
   'wild-leaves', // zset (lex): ids of leaves whose root holds patterns
   'obsolete', // hash: leaf id -> id of a task whose meta matches its root ('?' = by count)

@@ -1,5 +1,4 @@
-import { decodeTask } from '../task/codec.js';
-import { encodeTask } from '../task/codec.js';
+import { decodeStored, encodeTask } from '../task/codec.js';
 import { Label } from '../task/label.js';
 import type { Task } from '../task/task.js';
 import { validateExists, validateLister } from '../task/validate.js';
@@ -50,7 +49,9 @@ async function scan(
       scanBudget,
       first ? '1' : '0',
     ])) as string[];
-    for (const match of matches) found(decodeTask(match));
+    for (let index = 0; index + 1 < matches.length; index += 2) {
+      found(decodeStored(matches[index] ?? '', matches[index + 1] ?? ''));
+    }
     if (first && matches.length > 0) return;
     cursor = next;
   } while (cursor !== '0');

@@ -1,5 +1,4 @@
-import { decodeTask, encodeTask } from '../task/codec.js';
-import { Label } from '../task/label.js';
+import { decodeStored, encodeTask } from '../task/codec.js';
 import type { Task } from '../task/task.js';
 import { formatTime } from '../task/time.js';
 import { validateFilter } from '../task/validate.js';
@@ -8,7 +7,8 @@ import { run } from './run.js';
 
 type SearchReply = [
   kind: 'broadcast' | 'task' | 'none',
-  json: string,
+  id: string,
+  record: string,
   floor: string,
   nextDue: string,
 ];
@@ -32,7 +32,7 @@ export async function searchTask(
   await pruneLedger(context, nowMs);
 
   for (;;) {
-    const [kind, json, floor] = (await run(context, 'search', [
+    const [kind, id, record, floor] = (await run(context, 'search', [
       nowMs,
       context.options.worker,
       formatTime(new Date(leaseEndMs)),
@@ -45,9 +45,9 @@ export async function searchTask(
     ])) as SearchReply;
     ledger.raiseFloor(Number(floor));
     if (kind === 'none') return undefined;
-    const task = decodeTask(json);
+    const task = decodeStored(id, record);
     if (kind === 'task') return task;
-    if (ledger.deliver(task.core?.[Label.Object] ?? '', nowMs, leaseEndMs)) return task;
+    if (ledger.deliver(id, nowMs, leaseEndMs)) return task;
   }
 }
 

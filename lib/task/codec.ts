@@ -1,3 +1,5 @@
+import { Label, Method } from './label.js';
+import { isObjectId } from './object-id.js';
 import { mapNames, type Labels, type Task } from './task.js';
 
 /**
@@ -54,11 +56,89 @@ export function encodeTask(task: Task): string {
 }
 
 /**
- * decodeTask reads a stored record back into a task, keeping absent maps
+ * decodeTask reads a task written by encodeTask back, keeping absent maps
  * absent and empty maps empty. Unknown properties are ignored; anything that
  * is not an object of label maps throws MalformedTaskError.
  */
 export function decodeTask(json: string): Task {
+  return readMaps(parse(json), false);
+}
+
+/**
+ * encodeStored writes a task in the form the queue's tasks hash keeps, which
+ * leaves out what the record's place already says: the object id (the hash
+ * field) and the default node `{ method: any }`. A task without a node is
+ * written with `"node": false`.
+ *
+ *     {"meta":{"n":"1"}}          core { object: <field> }, meta, node { method: any }
+ *     {"meta":{"n":"1"},"node":false}                       the same without a node
+ */
+export function encodeStored(task: Task): string {
+  const stored: Record<string, Labels | false> = {};
+  for (const name of mapNames) {
+    const labels = task[name] as Labels | null | undefined;
+    if (name === 'core') {
+      const core = labels === undefined || labels === null ? {} : copyLabels(labels);
+      delete core[Label.Object];
+      if (Object.keys(core).length > 0) stored['core'] = core;
+    } else if (name === 'node') {
+      if (labels === undefined || labels === null) stored['node'] = false;
+      else if (!isDefaultNode(labels)) stored['node'] = labels;
+    } else if (labels !== undefined && labels !== null) {
+      stored[name] = labels;
+    }
+  }
+  return JSON.stringify(stored);
+}
+
+/**
+ * decodeStored reads a record of the tasks hash back into the task it
+ * stands for (see encodeStored). A record whose field is not an object id, or
+ * whose core names another object id, is not a task.
+ */
+export function decodeStored(id: string, json: string): Task {
+  if (!isObjectId(id))
+    throw new MalformedTaskError(`its field ${JSON.stringify(id)} is not an object id`);
+  const value = parse(json);
+  const task = readMaps(value, true);
+  const core = task.core ?? {};
+  const named = core[Label.Object];
+  if (named !== undefined && named !== id)
+    throw new MalformedTaskError(`its core names object ${named}`);
+  const decoded: Task = {};
+  for (const name of mapNames) {
+    if (name === 'core') decoded.core = withLabel(core, Label.Object, id);
+    else if (name === 'node') {
+      if (value['node'] === false) continue;
+      decoded.node = task.node ?? { [Label.Method]: Method.Any };
+    } else if (task[name] !== undefined) decoded[name] = task[name];
+  }
+  return decoded;
+}
+
+/** tryDecodeStored is decodeStored that answers undefined for a record that is not a task. */
+export function tryDecodeStored(id: string, json: string | null | undefined): Task | undefined {
+  if (typeof json !== 'string') return undefined;
+  try {
+    return decodeStored(id, json);
+  } catch (error) {
+    if (error instanceof MalformedTaskError) return undefined;
+    throw error;
+  }
+}
+
+function isDefaultNode(labels: Labels): boolean {
+  const keys = Object.keys(labels);
+  return keys.length === 1 && labels[Label.Method] === Method.Any;
+}
+
+function withLabel(labels: Labels, key: string, value: string): Labels {
+  const copy = copyLabels(labels);
+  Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+  return copy;
+}
+
+function parse(json: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(json);
@@ -66,11 +146,16 @@ export function decodeTask(json: string): Task {
     throw new MalformedTaskError('not JSON');
   }
   if (!isRecord(value)) throw new MalformedTaskError('not a JSON object');
+  return value;
+}
+
+function readMaps(value: Record<string, unknown>, stored: boolean): Task {
   const task: Task = {};
   for (const name of mapNames) {
     if (!Object.hasOwn(value, name)) continue;
     const labels = value[name];
     if (labels === null || labels === undefined) continue;
+    if (stored && name === 'node' && labels === false) continue;
     if (!isRecord(labels)) throw new MalformedTaskError(`map "${name}" is not an object`);
     for (const key of Object.keys(labels)) {
       if (typeof labels[key] !== 'string') {

@@ -1,8 +1,11 @@
 import {
   copyTask,
+  decodeStored,
   decodeTask,
+  encodeStored,
   encodeTask,
   MalformedTaskError,
+  tryDecodeStored,
   tryDecodeTask,
 } from '../../lib/task/codec.js';
 import { Label } from '../../lib/task/label.js';
@@ -70,5 +73,69 @@ describe('copyTask', () => {
     expect(copy.meta).not.toBe(task.meta);
     copy.meta!['k'] = 'changed';
     expect(task.meta.k).toBe('v');
+  });
+});
+
+describe('encodeStored / decodeStored (the tasks hash form)', () => {
+  const id = '1697760001000-000000000042';
+
+  it('leaves out the object id and the default node', () => {
+    const task = {
+      core: { [Label.Object]: id },
+      meta: { n: '1' },
+      node: { [Label.Method]: 'any' },
+    };
+    expect(encodeStored(task)).toBe('{"meta":{"n":"1"}}');
+    expect(decodeStored(id, encodeStored(task))).toEqual(task);
+  });
+
+  it('keeps other core labels and any other node', () => {
+    const task = {
+      core: { [Label.Object]: id, [Label.Cancel]: '3', [Label.Worker]: 'eon' },
+      meta: { n: '1' },
+      node: { [Label.Method]: 'uni', [Label.Worker]: 'eon' },
+    };
+    expect(decodeStored(id, encodeStored(task))).toEqual(task);
+  });
+
+  it('writes a task without a node as "node": false and reads it back without one', () => {
+    const task = { core: { [Label.Object]: id }, meta: { n: '1' } };
+    expect(encodeStored(task)).toBe('{"meta":{"n":"1"},"node":false}');
+    const decoded = decodeStored(id, encodeStored(task));
+    expect(decoded).toEqual(task);
+    expect('node' in decoded).toBe(false);
+  });
+
+  it('keeps empty maps empty', () => {
+    const task = {
+      core: { [Label.Object]: id },
+      gate: {},
+      meta: { n: '1' },
+      node: { [Label.Method]: 'any' },
+      sync: {},
+    };
+    expect(decodeStored(id, encodeStored(task))).toEqual(task);
+  });
+
+  it('reads a record in the full form too, when its core names its own id', () => {
+    expect(decodeStored(id, `{"core":{"${Label.Object}":"${id}"},"meta":{"n":"1"}}`)).toEqual({
+      core: { [Label.Object]: id },
+      meta: { n: '1' },
+      node: { [Label.Method]: 'any' },
+    });
+  });
+
+  it.each([
+    [
+      'a core naming another id',
+      id,
+      `{"core":{"${Label.Object}":"1697760001000-000000000043"},"meta":{"n":"1"}}`,
+    ],
+    ['a field that is not an object id', 'not-an-id', '{"meta":{"n":"1"}}'],
+    ['not JSON', id, '{'],
+    ['a map that is not an object', id, '{"meta":"n"}'],
+  ])('rejects %s', (_name, field, json) => {
+    expect(() => decodeStored(field, json)).toThrow(MalformedTaskError);
+    expect(tryDecodeStored(field, json)).toBeUndefined();
   });
 });

@@ -66,8 +66,7 @@ if sweep > 0 then
   local entries = reply[2]
   for index = 1, #entries, 2 do
     local id = entries[index]
-    local task = decode_task(entries[index + 1])
-    if (task == nil or task.core == nil or task.core[LABEL_OBJECT] ~= id)
+    if decode_scanned(id, entries[index + 1]) == nil
       and string.match(id, '^%d%d%d%d%d%d%d%d%d%d%d%d%d') and tonumber(string.sub(id, 1, 13)) < tonumber(cutoff) then
       redis.call('HDEL', K['tasks'], id)
     end

@@ -9,7 +9,8 @@
   ARGV[3]  budget      how many records to read at most
   ARGV[4]  first       '1' to stop at the first match (exists)
 
-  Returns  { cursor, json, json, ... }  cursor '0' when the scan is complete
+  Returns  { cursor, id, record, id, record, ... }  cursor '0' when the scan is
+           complete; records in the stored form (lib/task/codec.ts encodeStored)
   Errors   none
 ]]
 --- @include "task"
@@ -27,8 +28,9 @@ repeat
   local entries = reply[2]
   for index = 1, #entries, 2 do
     local id, json = entries[index], entries[index + 1]
-    local task = decode_task(json)
-    if task ~= nil and task.core ~= nil and task.core[LABEL_OBJECT] == id and matches(task, query) then
+    local task = decode_scanned(id, json)
+    if task ~= nil and matches(task, query) then
+      found[#found + 1] = id
       found[#found + 1] = json
       if first then return found end
     end

@@ -12,6 +12,7 @@ export const scripts = {
   create: loadScript('create'),
   search: loadScript('search'),
   delete: loadScript('delete'),
+  deleteSearch: loadScript('delete-search'),
   extend: loadScript('extend'),
   cycles: loadScript('cycles'),
   expire: loadScript('expire'),

@@ -29,23 +29,43 @@ local function ids_under(key, prefix)
   return ids
 end
 
-local function count_pairs(meta, delta)
-  if meta == nil then return end
-  for key, value in pairs(meta) do
-    local code = pair_code(key, value)
-    if redis.call('HINCRBY', K['pairs'], code, delta) <= 0 then
-      redis.call('HDEL', K['pairs'], code)
-    end
+local function count_pair(code, delta)
+  if redis.call('HINCRBY', K['pairs'], code, delta) <= 0 then redis.call('HDEL', K['pairs'], code) end
+end
+
+-- Meta pairs are counted only for keys some leaf's exact root has named (the
+-- `watched` keys): a queue that uses no roots pays nothing for them.
+local function count_pairs(meta, delta, watching)
+  if not watching or meta == nil or next(meta) == nil then return end
+  local keys = {}
+  for key in pairs(meta) do keys[#keys + 1] = key end
+  local flags = redis.call('HMGET', K['watched'], unpack(keys))
+  for index, key in ipairs(keys) do
+    if flags[index] then count_pair(pair_code(key, meta[key]), delta) end
   end
 end
 
--- leaves: tasks with a root (not an emitted child's) that search deletes once
+-- watch_key starts counting a meta key: once, it counts the pairs of every
+-- stored task with that key (a scan of the queue), then every store keeps it.
+local function watch_key(key)
+  if redis.call('HSETNX', K['watched'], key, '1') == 0 then return end
+  local cursor = '0'
+  repeat
+    local reply = redis.call('HSCAN', K['tasks'], cursor, 'COUNT', 500)
+    cursor = reply[1]
+    local entries = reply[2]
+    for index = 1, #entries, 2 do
+      local task = decode_scanned(entries[index], entries[index + 1])
+      if task ~= nil and task.meta ~= nil and task.meta[key] ~= nil then
+        count_pair(pair_code(key, task.meta[key]), 1)
+      end
+    end
+  until cursor == '0'
+end
+
+-- Leaves: tasks with a root (not an emitted child's) that search deletes once
 -- some other task's meta has their root. Only leaves search may delete are
 -- tracked: halted and broadcast leaves are exempt (semantics 3.2 phase 2).
-
-local function is_active_leaf(task)
-  return is_leaf(task) and not is_halted(task) and method_of(task) ~= METHOD_ALL
-end
 
 -- the sorted keys of a root without patterns, or nil
 local function exact_root_keys(root)
@@ -66,10 +86,8 @@ local function scan_witness(leaf_id, root)
     for index = 1, #entries, 2 do
       local id = entries[index]
       if id ~= leaf_id then
-        local task = decode_task(entries[index + 1])
-        if task ~= nil and task.core ~= nil and task.core[LABEL_OBJECT] == id and has(task.meta, root) then
-          return id
-        end
+        local task = decode_scanned(id, entries[index + 1])
+        if task ~= nil and has(task.meta, root) then return id end
       end
     end
   until cursor == '0'
@@ -101,6 +119,7 @@ end
 local function register_leaf(id, task)
   local keys = exact_root_keys(task.root)
   if keys ~= nil then
+    for _, key in ipairs(keys) do watch_key(key) end
     -- any task matching an exact root has its first pair: watch that one
     redis.call('ZADD', K['watch'], 0, pair_code(keys[1], task.root[keys[1]]) .. '\0' .. id)
   else
@@ -122,14 +141,16 @@ end
 
 -- a task was stored with this meta: record it as the witness of every leaf
 -- whose root it matches
-local function announce_meta(id, task)
+local function announce_meta(id, task, watching, wild)
   local leaf_ids = {}
-  if task.meta ~= nil and redis.call('ZCARD', K['watch']) > 0 then
+  if watching and task.meta ~= nil then
     for key, value in pairs(task.meta) do
       for _, leaf_id in ipairs(ids_under(K['watch'], pair_code(key, value))) do leaf_ids[leaf_id] = true end
     end
   end
-  for _, leaf_id in ipairs(redis.call('ZRANGE', K['wild-leaves'], 0, -1)) do leaf_ids[leaf_id] = true end
+  if wild then
+    for _, leaf_id in ipairs(redis.call('ZRANGE', K['wild-leaves'], 0, -1)) do leaf_ids[leaf_id] = true end
+  end
   for leaf_id in pairs(leaf_ids) do
     if leaf_id ~= id then
       local leaf = load_task(leaf_id)
@@ -178,12 +199,13 @@ local function child_gone(template_id)
   end
 end
 
--- where a candidate waits: `leases` when owned, `waiting` until due, else a ready pool
-local function pool_of(id, task, now, due)
-  if task == nil or not is_candidate(task) then return nil, nil end
-  if owner_of(task) ~= nil then return 'leases', id end
-  if is_timed(task) and due > now then return 'waiting', id end
-  if method_of(task) == METHOD_UNI then
+-- where a candidate waits: `leases` when owned, `waiting` until due, else a
+-- ready pool; with the member it has there
+local function pool_of(id, task, shape, now, due)
+  if not shape.candidate then return nil, nil end
+  if shape.owner ~= nil then return 'leases', id end
+  if shape.timed and due > now then return 'waiting', id end
+  if shape.method == METHOD_UNI then
     return 'ready-uni', (label_set(task.node, LABEL_WORKER) or '') .. '\0' .. id
   end
   if task.cron ~= nil then return 'ready-cron', id end
@@ -194,103 +216,112 @@ local function stored_due(id)
   return tonumber(redis.call('HGET', K['due'], id) or '0') or 0
 end
 
-local function add_to_pool(pool, member, id, task, ctx, due)
-  if pool ~= 'leases' and pool ~= 'waiting' and is_timed(task) then
-    redis.call('ZADD', K['promoted'], due, id)
-  end
-  if pool == 'leases' then
-    redis.call('ZADD', K['leases'], ctx.expiry_ms or 0, id)
-  elseif pool == 'waiting' then
-    redis.call('ZADD', K['waiting'], due, id)
-    if ctx.next_due == nil or due < ctx.next_due then ctx.next_due = due end
-  else
-    redis.call('ZADD', K[pool], 0, member)
-    local target = ''
-    if pool == 'ready-uni' then target = label_set(task.node, LABEL_WORKER) or '' end
-    ctx.wake[target] = true
-  end
-end
-
-local function remove_from_pool(pool, member)
-  redis.call('ZREM', K[pool], member)
-end
-
 local function count_owner(worker, delta)
   if redis.call('HINCRBY', K['owners'], worker, delta) <= 0 then redis.call('HDEL', K['owners'], worker) end
 end
 
-local function reindex_pools(id, old, new, ctx)
-  local old_timed = old ~= nil and is_timed(old)
-  local new_timed = new ~= nil and is_timed(new)
+local function reindex_pools(id, old, new, os, ns, ctx)
+  local old_timed = os ~= nil and os.timed
+  local new_timed = ns ~= nil and ns.timed
   local old_due = old_timed and stored_due(id) or 0
   if new_timed and ctx.due_ms ~= nil then
     redis.call('HSET', K['due'], id, ctx.due_ms)
   elseif old_timed and not new_timed then
     redis.call('HDEL', K['due'], id)
   end
-  local new_due = new_timed and (ctx.due_ms or stored_due(id)) or 0
+  local new_due = 0
+  if new_timed then new_due = ctx.due_ms or stored_due(id) end
 
-  local old_pool, old_member = pool_of(id, old, ctx.now, old_due)
-  local new_pool, new_member = pool_of(id, new, ctx.now, new_due)
+  local old_pool, old_member = nil, nil
+  if os ~= nil then old_pool, old_member = pool_of(id, old, os, ctx.now, old_due) end
+  local new_pool, new_member = nil, nil
+  if ns ~= nil then new_pool, new_member = pool_of(id, new, ns, ctx.now, new_due) end
+
   local moved = old_pool ~= new_pool or old_member ~= new_member
   if old_timed and old_pool ~= nil and old_pool ~= 'leases' then
-    -- an unowned timed task sits in `waiting` or in its ready pool, depending
-    -- on when it was placed: clear both
+    -- an unowned timed task sits in `waiting` or in its ready pool (with its
+    -- due time in `promoted`), depending on when it was placed: clear all
     redis.call('ZREM', K['waiting'], id)
     redis.call('ZREM', K['promoted'], id)
-    local ready_pool, ready_member = pool_of(id, old, math.huge, 0)
-    remove_from_pool(ready_pool, ready_member)
+    local ready_pool, ready_member = pool_of(id, old, os, math.huge, 0)
+    redis.call('ZREM', K[ready_pool], ready_member)
     moved = true
   elseif moved and old_pool ~= nil then
-    remove_from_pool(old_pool, old_member)
+    redis.call('ZREM', K[old_pool], old_member)
   end
   if moved and new_pool ~= nil then
-    add_to_pool(new_pool, new_member, id, new, ctx, new_due)
+    if new_pool == 'leases' then
+      redis.call('ZADD', K['leases'], ctx.expiry_ms or 0, id)
+    elseif new_pool == 'waiting' then
+      redis.call('ZADD', K['waiting'], new_due, id)
+      if ctx.next_due == nil or new_due < ctx.next_due then ctx.next_due = new_due end
+    else
+      redis.call('ZADD', K[new_pool], 0, new_member)
+      if new_timed then redis.call('ZADD', K['promoted'], new_due, id) end
+      local target = ''
+      if new_pool == 'ready-uni' then target = label_set(new.node, LABEL_WORKER) or '' end
+      ctx.wake[target] = true
+    end
   elseif not moved and new_pool == 'leases' and ctx.expiry_ms ~= nil then
     redis.call('ZADD', K['leases'], ctx.expiry_ms, id)
   end
 
-  local old_owner = old_pool == 'leases' and owner_of(old) or nil
-  local new_owner = new_pool == 'leases' and owner_of(new) or nil
+  local old_owner = old_pool == 'leases' and os.owner or nil
+  local new_owner = new_pool == 'leases' and ns.owner or nil
   if old_owner ~= new_owner then
     if old_owner ~= nil then count_owner(old_owner, -1) end
     if new_owner ~= nil then count_owner(new_owner, 1) end
   end
 
   -- retention finds old tasks in `ready` by their ids; the others are listed here
-  local old_retained = old ~= nil and is_retained(old) and old_pool ~= 'ready'
-  local new_retained = new ~= nil and is_retained(new) and new_pool ~= 'ready'
+  local old_retained = os ~= nil and os.retained and old_pool ~= 'ready'
+  local new_retained = ns ~= nil and ns.retained and new_pool ~= 'ready'
   if old_retained ~= new_retained then
     if new_retained then redis.call('ZADD', K['retention'], 0, id) else redis.call('ZREM', K['retention'], id) end
   end
 end
 
+-- which leaf indexes exist: a queue without leaves skips their bookkeeping
+local function leaf_state()
+  return redis.call('HLEN', K['watched']) > 0, redis.call('EXISTS', K['wild-leaves']) == 1
+end
+
 local function reindex(id, old, new, ctx)
+  local os = old ~= nil and shape_of(old) or nil
+  local ns = new ~= nil and shape_of(new) or nil
+
   -- meta pairs, and the leaves a new meta makes obsolete
-  if old == nil or new == nil or not same_map(old.meta, new.meta) then
-    if old ~= nil then count_pairs(old.meta, -1) end
-    if new ~= nil then
-      count_pairs(new.meta, 1)
-      announce_meta(id, new)
+  local meta_changed = old == nil or new == nil or not same_map(old.meta, new.meta)
+  local old_leaf = os ~= nil and os.leaf
+  local new_leaf = ns ~= nil and ns.leaf
+  local leaf_changed = not (old_leaf and new_leaf and same_map(old.root, new.root)) and (old_leaf or new_leaf)
+  if meta_changed or leaf_changed then
+    if ctx.watching == nil then ctx.watching, ctx.wild = leaf_state() end
+    if meta_changed then
+      if old ~= nil then count_pairs(old.meta, -1, ctx.watching) end
+      if new ~= nil then
+        count_pairs(new.meta, 1, ctx.watching)
+        if ctx.watching or ctx.wild then announce_meta(id, new, ctx.watching, ctx.wild) end
+      end
+    end
+    if leaf_changed then
+      if old_leaf then unregister_leaf(id, old) end
+      if new_leaf then
+        register_leaf(id, new)
+        ctx.watching, ctx.wild = leaf_state()
+      end
     end
   end
 
-  local old_leaf = old ~= nil and is_active_leaf(old)
-  local new_leaf = new ~= nil and is_active_leaf(new)
-  if not (old_leaf and new_leaf and same_map(old.root, new.root)) then
-    if old_leaf then unregister_leaf(id, old) end
-    if new_leaf then register_leaf(id, new) end
-  end
-
-  local old_gate = old ~= nil and is_gate_template(old)
-  local new_gate = new ~= nil and is_gate_template(new)
-  if not (old_gate and new_gate and same_keys(old.gate, new.gate)) then
+  local old_gate = os ~= nil and os.gate_template
+  local new_gate = ns ~= nil and ns.gate_template
+  if (old_gate or new_gate) and not (old_gate and new_gate and same_keys(old.gate, new.gate)) then
     if old_gate then index_gate_template(id, old.gate, false) end
     if new_gate then index_gate_template(id, new.gate, true) end
   end
 
-  local old_broadcast = old ~= nil and is_broadcast(old)
-  local new_broadcast = new ~= nil and is_broadcast(new)
+  local old_broadcast = os ~= nil and os.broadcast
+  local new_broadcast = ns ~= nil and ns.broadcast
   if old_broadcast ~= new_broadcast then
     if new_broadcast then
       redis.call('ZADD', K['broadcast'], sequence_of(id), id)
@@ -299,8 +330,8 @@ local function reindex(id, old, new, ctx)
     end
   end
 
-  local old_template = old ~= nil and template_of(old) or nil
-  local new_template = new ~= nil and template_of(new) or nil
+  local old_template = os ~= nil and os.child_of or nil
+  local new_template = ns ~= nil and ns.child_of or nil
   if old_template ~= new_template then
     if new_template ~= nil then redis.call('ZADD', K['children'], 0, new_template .. id) end
     if old_template ~= nil then
@@ -309,18 +340,18 @@ local function reindex(id, old, new, ctx)
     end
   end
 
-  if new ~= nil and is_cron_template(new) then
+  if ns ~= nil and ns.cron_template then
     if ctx.tick_p1_ms ~= nil then
       redis.call('ZADD', K['templates'], ctx.tick_p1_ms, id)
-    elseif old == nil or not is_cron_template(old) then
+    elseif os == nil or not os.cron_template then
       redis.call('ZADD', K['templates'], '-inf', id) -- no tick+1 known: overdue
     end
-  elseif old ~= nil and is_cron_template(old) then
+  elseif os ~= nil and os.cron_template then
     redis.call('ZREM', K['templates'], id)
     redis.call('ZREM', K['ticker-check'], id)
   end
 
-  reindex_pools(id, old, new, ctx)
+  reindex_pools(id, old, new, os, ns, ctx)
 end
 
 -- remove_task deletes a stored task and all its index entries

@@ -41,15 +41,6 @@ local function js_less(a, b)
   return #left < #right
 end
 
--- bytes_less: a < b comparing bytes (object ids, members of lex zsets)
-local function bytes_less(a, b)
-  for index = 1, math.min(#a, #b) do
-    local left, right = string.byte(a, index), string.byte(b, index)
-    if left ~= right then return left < right end
-  end
-  return #a < #b
-end
-
 -- each_under calls visit(id) for the members `<prefix>\0<id>` of a lex zset in
 -- order, until visit returns true
 local function each_under(key, prefix, visit)
@@ -84,6 +75,19 @@ local function cursor_peek(cursor)
     cursor.size = math.min(cursor.size * 2, 128)
   end
   return cursor.ids[cursor.index]
+end
+
+-- each_in calls visit(id) for the ids of a lex zset of ids in order, until
+-- visit returns true; ids without a record are removed
+local function each_in(key, visit)
+  local cursor = lex_cursor(key)
+  while true do
+    local id = cursor_peek(cursor)
+    if id == nil then return false end
+    cursor.index = cursor.index + 1
+    if visit(id) then return true end
+    if redis.call('HEXISTS', K['tasks'], id) == 0 then redis.call('ZREM', key, id) end
+  end
 end
 
 -- each_merged calls visit(id) for the ids of two lex zsets of ids in their

@@ -1,37 +1,81 @@
--- task: decode, encode and classify stored tasks (the Lua twin of lib/task).
--- A record that is not an object of string label maps, or whose core does not
--- carry its own id, is not a task: every operation skips it (semantics 1.10).
+-- task: decode, encode and classify tasks (the Lua twin of lib/task).
+-- A record that is not an object of string label maps is not a task: every
+-- operation skips it (semantics 1.10).
 
-local function is_label_map(value)
-  if type(value) ~= 'table' then return false end
-  for key, label in pairs(value) do
-    if type(key) ~= 'string' or type(label) ~= 'string' then return false end
-  end
-  return true
-end
+local MAP_SET = { core = true, cron = true, gate = true, meta = true, node = true, root = true, sync = true }
 
-local function decode_task(json)
+-- decode_task reads a task in the transport form: a full JSON task (queries,
+-- copies and new tasks arrive so in ARGV). With `stored`, `"node": false`
+-- (the stored form's "no node") is accepted and left out.
+local function decode_task(json, stored)
   if type(json) ~= 'string' then return nil end
   local ok, value = pcall(cjson.decode, json)
   if not ok or type(value) ~= 'table' then return nil end
-  for key in pairs(value) do
-    if type(key) ~= 'string' then return nil end -- a JSON array
-  end
   local task = {}
-  for _, name in ipairs(MAP_NAMES) do
-    local labels = value[name]
-    if labels ~= nil and labels ~= cjson.null then
-      if not is_label_map(labels) then return nil end
+  for name, labels in pairs(value) do
+    if type(name) ~= 'string' then return nil end -- a JSON array
+    if MAP_SET[name] and labels ~= cjson.null and not (stored and labels == false and name == 'node') then
+      if type(labels) ~= 'table' then return nil end
+      for key, label in pairs(labels) do
+        if type(key) ~= 'string' or type(label) ~= 'string' then return nil end
+      end
       task[name] = labels
     end
   end
+  return task, value
+end
+
+-- decode_stored reads a record of the tasks hash (lib/task/codec.ts
+-- encodeStored): the object id is the hash field, a missing node is the
+-- default { method: any } and `"node": false` means no node. A record whose
+-- core names another id is not a task.
+local function decode_stored(id, json)
+  local task, value = decode_task(json, true)
+  if task == nil then return nil end
+  local core = task.core
+  if core == nil then
+    task.core = { [LABEL_OBJECT] = id }
+  elseif core[LABEL_OBJECT] == nil then
+    core[LABEL_OBJECT] = id
+  elseif core[LABEL_OBJECT] ~= id then
+    return nil
+  end
+  if value.node == nil then task.node = { [LABEL_METHOD] = METHOD_ANY } end
   return task
 end
 
-local function encode_task(task)
+-- is_object_id: the form of ids the engine mints; records found by scanning
+-- the hash are checked with it (ids from the indexes are the engine's own)
+local function is_object_id(id)
+  return #id == 26 and string.find(id, '^%d+%-%d+$') == 1 and string.byte(id, 14) == 45
+end
+
+-- decode_scanned reads a record found by scanning the tasks hash
+local function decode_scanned(id, json)
+  if not is_object_id(id) then return nil end
+  return decode_stored(id, json)
+end
+
+local function encode_stored(task)
   local stored = {}
-  for _, name in ipairs(MAP_NAMES) do
-    if task[name] ~= nil then stored[name] = task[name] end
+  for name, labels in pairs(task) do stored[name] = labels end
+  local core = task.core
+  if core ~= nil and core[LABEL_OBJECT] ~= nil then
+    local rest = nil
+    for key, value in pairs(core) do
+      if key ~= LABEL_OBJECT then
+        rest = rest or {}
+        rest[key] = value
+      end
+    end
+    stored.core = rest
+  end
+  local node = task.node
+  if node == nil then
+    stored.node = false
+  else
+    local key, value = next(node)
+    if key == LABEL_METHOD and value == METHOD_ANY and next(node, key) == nil then stored.node = nil end
   end
   return cjson.encode(stored)
 end
@@ -41,13 +85,11 @@ end
 local function load_task(id)
   local json = redis.call('HGET', K['tasks'], id)
   if not json then return nil end
-  local task = decode_task(json)
-  if task == nil or task.core == nil or task.core[LABEL_OBJECT] ~= id then return nil end
-  return task
+  return decode_stored(id, json)
 end
 
 local function store_task(id, task)
-  redis.call('HSET', K['tasks'], id, encode_task(task))
+  redis.call('HSET', K['tasks'], id, encode_stored(task))
 end
 
 local function copy_map(labels)
@@ -60,7 +102,7 @@ end
 -- with_core: a shallow copy of a task with another core map
 local function with_core(task, core)
   local copy = {}
-  for _, name in ipairs(MAP_NAMES) do copy[name] = task[name] end
+  for name, labels in pairs(task) do copy[name] = labels end
   copy.core = core
   return copy
 end
@@ -110,10 +152,6 @@ local function is_gate_template(task)
   return task.gate ~= nil and not has_value(task.gate, GATE_TRIGGER)
 end
 
-local function is_trigger(task)
-  return task.gate ~= nil and has_value(task.gate, GATE_TRIGGER)
-end
-
 -- the template id of an emitted child: its root is exactly { [object] = id }
 local function template_of(task)
   local root = task.root
@@ -123,13 +161,9 @@ local function template_of(task)
   return value
 end
 
-local function is_leaf(task)
-  return not is_empty(task.root) and template_of(task) == nil
-end
-
 -- decimal digits, as the engine writes counters; anything else is unreadable
 local function read_count(text)
-  if type(text) == 'string' and string.match(text, '^%d+$') then return tonumber(text) end
+  if text ~= nil and string.find(text, '^%d+$') then return tonumber(text) end
   return nil
 end
 
@@ -143,7 +177,9 @@ end
 
 -- halted: the circuit breaker is set (a readable cancel >= 1) and cycles reached it
 local function is_halted(task)
-  local cancel = read_count(task.core and task.core[LABEL_CANCEL])
+  local core = task.core
+  if core == nil or core[LABEL_CANCEL] == nil then return false end
+  local cancel = read_count(core[LABEL_CANCEL])
   if cancel == nil or cancel < 1 then return false end
   return cycles_of(task) >= cancel
 end
@@ -155,23 +191,38 @@ local function is_timed(task)
   return cron[LABEL_EXACT] ~= nil or (cron[LABEL_DEFER] ~= nil and cron[LABEL_TICK_P1] ~= nil)
 end
 
--- candidate kinds of search phase 2 (the time rules are applied by the pools)
-local function is_candidate(task)
-  return not is_halted(task) and method_of(task) ~= METHOD_ALL
-    and not is_cron_template(task) and not is_gate_template(task)
-end
-
 local function owner_of(task)
   return label_set(task.core, LABEL_WORKER)
 end
 
--- retention may delete tasks without a cron map that are not gate templates
-local function is_retained(task)
-  return task.cron == nil and not is_gate_template(task)
-end
-
-local function is_broadcast(task)
-  return method_of(task) == METHOD_ALL and task.cron == nil and not is_gate_template(task)
+-- shape_of: what the indexes need to know about a task (semantics 1.7),
+-- computed once per change.
+--   candidate   a search may count it (phase 2 rules 1, 2, 3, 6; times aside)
+--   retained    retention may delete it (no cron, not a gate template)
+--   broadcast   delivered to every engine (method all, no cron, not a gate template)
+--   leaf        a root search may find obsolete (not halted, not broadcast)
+--   child_of    the template id of an emitted child
+local function shape_of(task)
+  local method = method_of(task)
+  local cron = task.cron
+  local cron_template = cron ~= nil and cron[LABEL_EVERY] ~= nil
+  local gate_template = task.gate ~= nil and not has_value(task.gate, GATE_TRIGGER)
+  local halted = is_halted(task)
+  local child_of = template_of(task)
+  return {
+    method = method,
+    cron_template = cron_template,
+    gate_template = gate_template,
+    halted = halted,
+    timed = cron ~= nil and not cron_template
+      and (cron[LABEL_EXACT] ~= nil or (cron[LABEL_DEFER] ~= nil and cron[LABEL_TICK_P1] ~= nil)),
+    owner = label_set(task.core, LABEL_WORKER),
+    candidate = not halted and method ~= METHOD_ALL and not cron_template and not gate_template,
+    retained = cron == nil and not gate_template,
+    broadcast = method == METHOD_ALL and cron == nil and not gate_template,
+    leaf = not halted and method ~= METHOD_ALL and not is_empty(task.root) and child_of == nil,
+    child_of = child_of,
+  }
 end
 
 -- the 13-digit creation ms of an id, as a number
@@ -184,12 +235,18 @@ local function sequence_of(id)
   return tonumber(string.sub(id, 15))
 end
 
-local function format_id(now_ms, sequence)
-  return string.format('%013d-%012d', now_ms, sequence)
+local function new_id(now_ms)
+  return string.format('%013d-%012d', now_ms, redis.call('INCR', K['sequence']))
 end
 
-local function new_id(now_ms)
-  return format_id(now_ms, redis.call('INCR', K['sequence']))
+-- bytes_less: a < b comparing bytes. Lua's `<` on strings uses strcoll, and
+-- redis-server takes LC_COLLATE from its environment.
+local function bytes_less(a, b)
+  for index = 1, math.min(#a, #b) do
+    local left, right = string.byte(a, index), string.byte(b, index)
+    if left ~= right then return left < right end
+  end
+  return #a < #b
 end
 
 -- sorted keys of a map, for deterministic iteration
@@ -198,6 +255,6 @@ local function sorted_keys(labels)
   if labels ~= nil then
     for key in pairs(labels) do keys[#keys + 1] = key end
   end
-  table.sort(keys)
+  table.sort(keys, bytes_less)
   return keys
 end

@@ -1,0 +1,172 @@
+-- delete: steps 2 to 7 of semantics 3.3 as one function. Needs the task,
+-- has and index includes.
+--
+-- request.now        the engine's clock, ms
+-- request.id         the copy's object id
+-- request.copy       the caller's copy, decoded
+-- request.bypass     true when the copy's core bypass is 'true'
+-- request.requeue    true when the copy pages or defers (and has no gate, no root)
+-- request.defer_ok   false when the copy's @defer is not a duration
+-- request.requeued   the requeued maps {cron, meta, node, sync}, decoded, or nil
+-- request.due_ms     when the requeued task becomes due, or nil
+-- request.tick_p1_ms tick+1 of a requeued cron template (-inf: unreadable), or nil
+--
+-- Returns 1 (deleted), 2 (requeued), or an error reply: TASK_NOT_FOUND,
+-- TASK_OUTDATED, TASK_CRON, all before the first write.
+
+-- emit_from_gate stores the task a gate template emits (step 5.4)
+local function emit_from_gate(template_id, template, ctx)
+  local child_id = new_id(ctx.now)
+  local child = {
+    core = { [LABEL_OBJECT] = child_id },
+    meta = copy_map(template.meta),
+    node = copy_map(template.node),
+    root = { [LABEL_OBJECT] = template_id },
+    sync = copy_map(template.sync),
+  }
+  store_task(child_id, child)
+  reindex(child_id, nil, child, ctx)
+end
+
+-- account_gates flips the keys of every gate template matched by the copy's
+-- gate keys, oldest template first (step 5), and says which it changed
+local function account_gates(copy, ctx)
+  local touched = {}
+  local found, template_ids = {}, {}
+  local scan_all = false
+  for key in pairs(copy.gate) do
+    if is_exact_key(key) then
+      for _, template_id in ipairs(ids_under(K['gates'], key)) do
+        if not found[template_id] then
+          found[template_id] = true
+          template_ids[#template_ids + 1] = template_id
+        end
+      end
+    else
+      scan_all = true
+    end
+  end
+  if scan_all then
+    for _, template_id in ipairs(redis.call('ZRANGE', K['gate-templates'], 0, -1)) do
+      if not found[template_id] then
+        found[template_id] = true
+        template_ids[#template_ids + 1] = template_id
+      end
+    end
+  end
+  table.sort(template_ids, bytes_less)
+
+  for _, template_id in ipairs(template_ids) do
+    local template = load_task(template_id)
+    if template ~= nil and is_gate_template(template) then
+      local flipped = false
+      for template_key in pairs(template.gate) do
+        for key in pairs(copy.gate) do
+          if key_matches(key, template_key) then
+            template.gate[template_key] = GATE_DELETED
+            flipped = true
+            break
+          end
+        end
+      end
+      if flipped then
+        if template.sync ~= nil and copy.sync ~= nil then
+          for key, value in pairs(copy.sync) do
+            if template.sync[key] ~= nil then template.sync[key] = value end
+          end
+        end
+        if not has_value(template.gate, GATE_WAITING) then
+          emit_from_gate(template_id, template, ctx)
+          for key in pairs(template.gate) do template.gate[key] = GATE_WAITING end
+        end
+        store_task(template_id, template) -- same keys, same kind: no index changes
+        touched[template_id] = true
+      end
+    end
+  end
+  return touched
+end
+
+local function delete(request, ctx)
+  local id, copy = request.id, request.copy
+
+  -- Step 2: load.
+  local stored = load_task(id)
+  if stored == nil then
+    return redis.error_reply(E_TASK_NOT_FOUND .. ' delete: task ' .. id .. ' is not in the queue')
+  end
+
+  -- Step 3: ownership, by worker labels; bypass skips it.
+  if not request.bypass then
+    local owner = owner_of(stored)
+    local claimed_by = label_set(copy.core, LABEL_WORKER)
+    if owner == nil or claimed_by == nil or owner ~= claimed_by then
+      return redis.error_reply(E_TASK_OUTDATED .. ' delete: task ' .. id .. ' is not owned by the copy\'s worker "'
+        .. (claimed_by or '') .. '" (owner: "' .. (owner or '') .. '")')
+    end
+  end
+
+  -- Step 4: a paging or deferring copy is requeued, once its @defer is readable.
+  if request.requeue then
+    if not request.defer_ok then
+      return redis.error_reply(E_TASK_CRON .. ' delete: the copy\'s cron "' .. LABEL_DEFER .. '" is not a duration')
+    end
+    -- Step 7, requeue: the stored core without owner, one more cycle; the rest from the copy.
+    local requeued = with_core(request.requeued, copy_map(stored.core))
+    requeued.core[LABEL_WORKER] = nil
+    requeued.core[LABEL_EXPIRY] = nil
+    requeued.core[LABEL_CYCLES] = format_count(cycles_of(stored) + 1)
+    requeued.gate = nil
+    requeued.root = nil
+    ctx.due_ms = request.due_ms
+    ctx.tick_p1_ms = request.tick_p1_ms
+    store_task(id, requeued)
+    reindex(id, stored, requeued, ctx)
+    ctx.due_ms, ctx.tick_p1_ms = nil, nil
+    -- a requeue that makes a cron template: its tick-1 is looked at by the next ticker
+    if is_cron_template(requeued) then redis.call('ZADD', K['ticker-check'], '-inf', id) end
+    return 2
+  end
+
+  -- Step 5: gate accounting, when the copy holds a trigger value. The copy's
+  -- gate keys are patterns over the keys of every gate template.
+  local touched = {}
+  if has_value(copy.gate, GATE_TRIGGER) then touched = account_gates(copy, ctx) end
+
+  -- Step 6: an emitted child hands its sync to its template (or whatever task
+  -- its root's object id names).
+  local root_id = label_set(copy.root, LABEL_OBJECT)
+  if root_id ~= nil and not is_empty(copy.sync) then
+    local target = load_task(root_id)
+    if target ~= nil then
+      target.sync = copy_map(copy.sync)
+      store_task(root_id, target) -- sync is not indexed
+      touched[root_id] = true
+    end
+  end
+
+  -- Step 7: delete, from the record as steps 5 and 6 may have left it.
+  local current = stored
+  if touched[id] then current = load_task(id) end
+  if current ~= nil then remove_task(id, current, ctx) end
+  return 1
+end
+
+-- delete_request reads a delete's nine arguments from ARGV[first] on
+local function delete_request(first)
+  local tick_p1_ms = nil
+  if ARGV[first + 8] == '-inf' then tick_p1_ms = -math.huge else tick_p1_ms = tonumber(ARGV[first + 8]) end
+  local requeued = nil
+  if ARGV[first + 6] ~= '' then requeued = decode_task(ARGV[first + 6]) end
+  return {
+    now = tonumber(ARGV[first]),
+    id = ARGV[first + 1],
+    copy = decode_task(ARGV[first + 2]),
+    bypass = ARGV[first + 3] == '1',
+    requeue = ARGV[first + 4] == '1',
+    defer_ok = ARGV[first + 5] == '1',
+    requeued = requeued,
+    due_ms = tonumber(ARGV[first + 7]),
+    tick_p1_ms = tick_p1_ms,
+  }
+end

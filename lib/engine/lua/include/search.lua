@@ -1,0 +1,188 @@
+-- search: phases 1 to 5 of semantics 3.2 as one function. Needs the task,
+-- has, index and order includes.
+--
+-- request.now        the engine's clock, ms
+-- request.worker     this engine's worker id
+-- request.expiry     formatTime(now + expiry): the lease end of a claim
+-- request.expiry_ms  the same in ms
+-- request.filter     the decoded filter, or nil
+-- request.floor      broadcast tasks stored up to this sequence number are done
+--                    for this engine, or were created before it started
+-- request.done       set of later broadcast ids this engine completed
+-- request.leased     set of broadcast ids under this engine's local lease
+-- request.start_ms   the engine's start instant
+--
+-- Returns kind ('broadcast', 'task' or 'none'), id, record (stored form),
+-- floor (as a string), next due ms ('' unless 'none').
+
+local function search(request, ctx)
+  local now, worker, filter = request.now, request.worker, request.filter
+
+  -- Phase 1: the oldest broadcast task created after this engine started that
+  -- it has not completed and holds no local lease on. Writes nothing. The
+  -- index is in store order; the floor skips the run this engine is done with.
+  local function find_broadcast()
+    local floor = request.floor
+    local contiguous = true
+    local best_id, best_json = nil, nil
+    local from = '(' .. floor
+    while true do
+      local page = redis.call('ZRANGEBYSCORE', K['broadcast'], from, '+inf', 'WITHSCORES', 'LIMIT', 0, 100)
+      for index = 1, #page, 2 do
+        local id, sequence = page[index], page[index + 1]
+        if request.done[id] or creation_ms(id) <= request.start_ms then
+          if contiguous then floor = tonumber(sequence) end
+        else
+          contiguous = false
+          if not request.leased[id] and (best_id == nil or bytes_less(id, best_id)) then
+            local json = redis.call('HGET', K['tasks'], id)
+            local task = json and decode_stored(id, json)
+            if task ~= nil and (filter == nil or matches(task, filter)) then best_id, best_json = id, json end
+          end
+        end
+      end
+      if #page < 200 then return best_id, best_json, floor end
+      from = '(' .. page[#page]
+    end
+  end
+
+  local function next_due()
+    local first = redis.call('ZRANGE', K['waiting'], 0, 0, 'WITHSCORES')
+    return first[2] or ''
+  end
+
+  -- most queues have no broadcast, waiting, obsolete or promoted tasks: one
+  -- call tells whether those phases have anything to do
+  local optional = redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete'], K['promoted']) > 0
+
+  local floor = request.floor
+  if optional and redis.call('EXISTS', K['broadcast']) == 1 then
+    local broadcast_id, broadcast
+    broadcast_id, broadcast, floor = find_broadcast()
+    if broadcast ~= nil then return 'broadcast', broadcast_id, broadcast, string.format('%d', floor), '' end
+  end
+  floor = string.format('%d', floor)
+
+  local late = 0 -- exact and deferred tasks in a ready pool that are due only by a later clock
+  if optional then
+    -- Phase 2a: exact and deferred tasks that became due join their ready pool.
+    for _, id in ipairs(redis.call('ZRANGEBYSCORE', K['waiting'], '-inf', now)) do
+      redis.call('ZREM', K['waiting'], id)
+      local task = load_task(id)
+      if task == nil then
+        redis.call('HDEL', K['due'], id)
+      else
+        local pool, member = pool_of(id, task, shape_of(task), math.huge, 0)
+        if pool ~= nil then
+          redis.call('ZADD', K[pool], 0, member)
+          redis.call('ZADD', K['promoted'], stored_due(id), id)
+        end
+      end
+    end
+
+    -- Phase 2b: leaves whose root some other task's meta has are deleted,
+    -- judged against the queue as this step found it.
+    local obsolete = {}
+    local entries = redis.call('HGETALL', K['obsolete'])
+    for index = 1, #entries, 2 do
+      local leaf_id, witness = entries[index], entries[index + 1]
+      local leaf = load_task(leaf_id)
+      local confirmed = false
+      if leaf ~= nil and shape_of(leaf).leaf then
+        if witness ~= '?' and witness ~= leaf_id then
+          local other = load_task(witness)
+          confirmed = other ~= nil and has(other.meta, leaf.root)
+        end
+        if not confirmed then
+          witness = find_witness(leaf_id, leaf)
+          confirmed = witness ~= nil
+          if confirmed then redis.call('HSET', K['obsolete'], leaf_id, witness) end
+        end
+      end
+      if confirmed then
+        obsolete[#obsolete + 1] = { leaf_id, leaf }
+      else
+        redis.call('HDEL', K['obsolete'], leaf_id)
+      end
+    end
+    for _, pair in ipairs(obsolete) do remove_task(pair[1], pair[2], ctx) end
+
+    -- A search whose clock is behind an earlier one neither counts nor picks
+    -- exact and deferred tasks that are due only by the other's clock.
+    late = redis.call('ZCOUNT', K['promoted'], '(' .. now, '+inf')
+  end
+
+  -- Phase 3: the balancing share gate.
+  local plain = redis.call('ZCARD', K['ready'])
+  local with_cron = redis.call('ZCARD', K['ready-cron'])
+  local unicast = redis.call('ZCARD', K['ready-uni'])
+  local candidates = plain + with_cron + unicast + redis.call('ZCARD', K['leases']) - late
+  if candidates <= 0 then return 'none', '', '', floor, next_due() end
+  local owned = redis.call('HGETALL', K['owners'])
+  local own = 0
+  local workers = 1 -- this worker
+  local before = 0 -- workers that sort before this one
+  for index = 1, #owned, 2 do
+    local other, count = owned[index], tonumber(owned[index + 1])
+    if other == worker then
+      own = count
+    elseif count >= 1 then
+      workers = workers + 1
+      if js_less(other, worker) then before = before + 1 end
+    end
+  end
+  local share = math.floor(candidates / workers)
+  if before < candidates % workers then share = share + 1 end
+  if share - own <= 0 then return 'none', '', '', floor, next_due() end
+
+  -- Phase 4: the oldest unicast task for this worker, else the oldest `any` task.
+  local picked_id, picked = nil, nil
+  local function try(id)
+    local task = load_task(id)
+    if task == nil then return false end
+    if filter ~= nil and not matches(task, filter) then return false end
+    if late > 0 and is_timed(task) and tonumber(redis.call('ZSCORE', K['promoted'], id) or '0') > now then
+      return false
+    end
+    picked_id, picked = id, task
+    return true
+  end
+  if unicast > 0 then each_under(K['ready-uni'], worker, try) end
+  if picked == nil and plain + with_cron > 0 then
+    if with_cron == 0 then each_in(K['ready'], try) else each_merged(K['ready'], K['ready-cron'], try) end
+  end
+  if picked == nil then return 'none', '', '', floor, next_due() end
+
+  -- Phase 5: claim it.
+  local claimed = with_core(picked, copy_map(picked.core))
+  claimed.core[LABEL_WORKER] = worker
+  claimed.core[LABEL_EXPIRY] = request.expiry
+  ctx.expiry_ms = request.expiry_ms
+  local record = encode_stored(claimed)
+  redis.call('HSET', K['tasks'], picked_id, record)
+  reindex(picked_id, picked, claimed, ctx)
+  return 'task', picked_id, record, floor, ''
+end
+
+local function id_set(json)
+  local set = {}
+  for _, id in ipairs(cjson.decode(json)) do set[id] = true end
+  return set
+end
+
+-- search_request reads a search's nine arguments from ARGV[first] on
+local function search_request(first)
+  local filter = nil
+  if ARGV[first + 4] ~= '' then filter = decode_task(ARGV[first + 4]) end
+  return {
+    now = tonumber(ARGV[first]),
+    worker = ARGV[first + 1],
+    expiry = ARGV[first + 2],
+    expiry_ms = tonumber(ARGV[first + 3]),
+    filter = filter,
+    floor = tonumber(ARGV[first + 5]),
+    done = id_set(ARGV[first + 6]),
+    leased = id_set(ARGV[first + 7]),
+    start_ms = tonumber(ARGV[first + 8]),
+  }
+end
