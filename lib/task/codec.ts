@@ -78,9 +78,8 @@ export function encodeStored(task: Task): string {
   for (const name of mapNames) {
     const labels = task[name] as Labels | null | undefined;
     if (name === 'core') {
-      const core = labels === undefined || labels === null ? {} : copyLabels(labels);
-      delete core[Label.Object];
-      if (Object.keys(core).length > 0) stored['core'] = core;
+      const rest = Object.entries(labels ?? {}).filter(([key]) => key !== Label.Object);
+      if (rest.length > 0) stored['core'] = copyLabels(Object.fromEntries(rest));
     } else if (name === 'node') {
       if (labels === undefined || labels === null) stored['node'] = false;
       else if (!isDefaultNode(labels)) stored['node'] = labels;
