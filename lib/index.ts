@@ -7,6 +7,10 @@ export { has, all, any, matches } from './matcher/matcher.js';
 export { schedule } from './schedule/index.js';
 export { Engine } from './engine/engine.js';
 export type { EngineOptions } from './engine/options.js';
+export { Worker } from './worker/worker.js';
+export type { Handler, EnsureContext } from './worker/handler.js';
+export type { WorkerOptions } from './worker/options.js';
+export type { WorkerEvents } from './worker/events.js';
 export {
   RescueError,
   TaskEmptyError,

@@ -20,6 +20,7 @@ describe('the public entry', () => {
         'TaskNodeError',
         'TaskNotFoundError',
         'TaskOutdatedError',
+        'Worker',
         'all',
         'any',
         'formatTime',

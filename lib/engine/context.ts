@@ -19,6 +19,8 @@ export interface EngineContext {
   readonly startMs: number;
   /** When (engine time) search last dropped ledger entries of tasks that left the queue. */
   ledgerPrunedMs: number;
+  /** The earliest due time of a waiting exact or deferred task, as the last empty search saw it. */
+  nextDueMs: number | undefined;
   closed: boolean;
 }
 
@@ -32,6 +34,7 @@ export function createEngineContext(options: ResolvedEngineOptions): EngineConte
     ledger: new BroadcastLedger(),
     startMs,
     ledgerPrunedMs: startMs,
+    nextDueMs: undefined,
     closed: false,
   };
 }

@@ -15,6 +15,25 @@ import { run } from './run.js';
  */
 export async function deleteTask(context: EngineContext, argument: unknown): Promise<void> {
   assertOpen(context, 'delete');
+  const now = readClock(context.clock);
+  const prepared = prepareDelete(context, argument, now);
+  if (prepared.completedLocally) return;
+  await run(context, 'delete', prepared.args);
+}
+
+/** DeletePreparation is a validated delete: done locally, or the delete script's arguments. */
+export type DeletePreparation =
+  { completedLocally: true } | { completedLocally: false; args: (string | number)[] };
+
+/**
+ * prepareDelete validates a delete (DL1-DL4), completes a broadcast copy this
+ * engine received (step 1), and otherwise builds the delete script's ARGV.
+ */
+export function prepareDelete(
+  context: EngineContext,
+  argument: unknown,
+  now: Date,
+): DeletePreparation {
   const { task: copy, plan } = validateDelete(argument);
 
   // Step 1: local broadcast completion, without Redis.
@@ -26,22 +45,24 @@ export async function deleteTask(context: EngineContext, argument: unknown): Pro
     copy.gate === undefined
   ) {
     context.ledger.complete(plan.objectId);
-    return;
+    return { completedLocally: true };
   }
 
-  const now = readClock(context.clock);
   const requeue = requeuePlan(copy, now);
-  await run(context, 'delete', [
-    now.getTime(),
-    plan.objectId,
-    encodeTask(copy),
-    plan.bypass ? '1' : '0',
-    requeue === undefined ? '0' : '1',
-    requeue?.deferValid === false ? '0' : '1',
-    requeue === undefined ? '' : encodeTask(requeue.maps),
-    requeue?.dueMs ?? '',
-    requeue?.tickP1Ms ?? '',
-  ]);
+  return {
+    completedLocally: false,
+    args: [
+      now.getTime(),
+      plan.objectId,
+      encodeTask(copy),
+      plan.bypass ? '1' : '0',
+      requeue === undefined ? '0' : '1',
+      requeue?.deferValid === false ? '0' : '1',
+      requeue === undefined ? '' : encodeTask(requeue.maps),
+      requeue?.dueMs ?? '',
+      requeue?.tickP1Ms ?? '',
+    ],
+  };
 }
 
 interface RequeuePlan {

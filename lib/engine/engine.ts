@@ -6,6 +6,7 @@ import { resetCycles } from './cycles.js';
 import { deleteTask } from './delete.js';
 import { expireTasks } from './expire.js';
 import { extendTask } from './extend.js';
+import { bindContext } from './handle.js';
 import { resolveEngineOptions, type EngineOptions } from './options.js';
 import { existsTask, listTasks } from './scan.js';
 import { searchTask } from './search.js';
@@ -26,6 +27,7 @@ export class Engine {
     const resolved = resolveEngineOptions(options);
     this.context = createEngineContext(resolved);
     this.worker = resolved.worker;
+    bindContext(this, this.context);
   }
 
   /** create stores a new task and returns it with its object id; the argument gets the same additions. */

@@ -14,7 +14,14 @@ export function queueKeys(queue: string): QueueKeys {
     KeyName,
     string
   >;
-  return { prefix, ...keys, all: keyNames.map(key) };
+  return {
+    prefix,
+    ...keys,
+    all: keyNames.map(key),
+    progress: `${prefix}:progress`,
+    expireLock: `${prefix}:lock:expire`,
+    tickerLock: `${prefix}:lock:ticker`,
+  };
 }
 
 /**
@@ -56,6 +63,11 @@ export type QueueKeys = Record<KeyName, string> & {
   prefix: string;
   /** Every key, in `keyNames` order. */
   all: string[];
+  /** Pub/sub channel on which workers publish their handlers' progress (not a key). */
+  progress: string;
+  /** Redlock leases: which worker runs expire, and ticker, this interval. */
+  expireLock: string;
+  tickerLock: string;
 };
 
 /** layoutVersion names the key layout above; a queue written by another layout is refused, not misread. */

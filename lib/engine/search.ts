@@ -5,7 +5,8 @@ import { validateFilter } from '../task/validate.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { run } from './run.js';
 
-type SearchReply = [
+/** SearchReply is what the search script answers (see search.lua). */
+export type SearchReply = [
   kind: 'broadcast' | 'task' | 'none',
   id: string,
   record: string,
@@ -25,30 +26,58 @@ export async function searchTask(
 ): Promise<Task | undefined> {
   assertOpen(context, 'search');
   const filter = validateFilter(filterArgument);
-  const now = readClock(context.clock);
-  const nowMs = now.getTime();
-  const leaseEndMs = nowMs + context.options.expiry;
-  const { ledger } = context;
+  const nowMs = readClock(context.clock).getTime();
   await pruneLedger(context, nowMs);
-
   for (;;) {
-    const [kind, id, record, floor] = (await run(context, 'search', [
-      nowMs,
-      context.options.worker,
-      formatTime(new Date(leaseEndMs)),
-      leaseEndMs,
-      filter === undefined ? '' : encodeTask(filter),
-      ledger.floor,
-      JSON.stringify(ledger.doneIds()),
-      JSON.stringify(ledger.leasedIds(nowMs)),
-      context.startMs,
-    ])) as SearchReply;
-    ledger.raiseFloor(Number(floor));
-    if (kind === 'none') return undefined;
-    const task = decodeStored(id, record);
-    if (kind === 'task') return task;
-    if (ledger.deliver(id, nowMs, leaseEndMs)) return task;
+    const reply = (await run(context, 'search', searchArgs(context, filter, nowMs))) as SearchReply;
+    const outcome = readSearchReply(context, reply, nowMs);
+    if (outcome !== retry) return outcome;
   }
+}
+
+/** retry marks a broadcast task a concurrent search of this engine delivered first. */
+export const retry = Symbol('retry');
+
+/** searchArgs builds the search script's ARGV for a filter (validated) and an instant. */
+export function searchArgs(
+  context: EngineContext,
+  filter: Task | undefined,
+  nowMs: number,
+): (string | number)[] {
+  const { ledger } = context;
+  const leaseEndMs = nowMs + context.options.expiry;
+  return [
+    nowMs,
+    context.options.worker,
+    formatTime(new Date(leaseEndMs)),
+    leaseEndMs,
+    filter === undefined ? '' : encodeTask(filter),
+    ledger.floor,
+    JSON.stringify(ledger.doneIds()),
+    JSON.stringify(ledger.leasedIds(nowMs)),
+    context.startMs,
+  ];
+}
+
+/**
+ * readSearchReply turns the script's answer into the task handed out, records
+ * a broadcast delivery in the ledger, and says `retry` when a concurrent search
+ * of this engine delivered that broadcast task first.
+ */
+export function readSearchReply(
+  context: EngineContext,
+  reply: SearchReply,
+  nowMs: number,
+): Task | undefined | typeof retry {
+  const [kind, id, record, floor, nextDue] = reply;
+  context.ledger.raiseFloor(Number(floor));
+  if (kind === 'none') {
+    context.nextDueMs = nextDue === '' ? undefined : Number(nextDue);
+    return undefined;
+  }
+  const task = decodeStored(id, record);
+  if (kind === 'task') return task;
+  return context.ledger.deliver(id, nowMs, nowMs + context.options.expiry) ? task : retry;
 }
 
 /** How often (engine time) the ledger drops entries of tasks that left the queue. */
@@ -59,7 +88,7 @@ const ledgerPruneIntervalMs = 60_000;
  * engine may; semantics 1.8), at most once a minute and only when the ledger
  * holds something.
  */
-async function pruneLedger(context: EngineContext, nowMs: number): Promise<void> {
+export async function pruneLedger(context: EngineContext, nowMs: number): Promise<void> {
   const { ledger } = context;
   if (ledger.size === 0 || nowMs - context.ledgerPrunedMs < ledgerPruneIntervalMs) return;
   context.ledgerPrunedMs = nowMs;

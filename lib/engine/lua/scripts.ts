@@ -15,6 +15,7 @@ export const scripts = {
   deleteSearch: loadScript('delete-search'),
   extend: loadScript('extend'),
   cycles: loadScript('cycles'),
+  release: loadScript('release'),
   expire: loadScript('expire'),
   scan: loadScript('scan'),
   tickerDue: loadScript('ticker-due'),

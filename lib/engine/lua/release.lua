@@ -1,0 +1,27 @@
+--[[ release: give back a task the caller owns without working on it, so that
+  another worker can claim it at once (the worker runtime does this with a
+  task none of its handlers accepts). Unlike a revocation it counts no cycle.
+
+  KEYS     every key of the queue
+  ARGV[1]  now_ms
+  ARGV[2]  id       the copy's object id
+  ARGV[3]  worker   the caller's worker id
+
+  Returns  1 when released, 0 when the task is gone or owned by someone else
+  Errors   none
+]]
+--- @include "task"
+--- @include "has"
+--- @include "index"
+
+local id = ARGV[2]
+local stored = load_task(id)
+if stored == nil or owner_of(stored) ~= ARGV[3] then return 0 end
+local released = with_core(stored, copy_map(stored.core))
+released.core[LABEL_WORKER] = nil
+released.core[LABEL_EXPIRY] = nil
+local ctx = new_context(tonumber(ARGV[1]))
+store_task(id, released)
+reindex(id, stored, released, ctx)
+publish_wakes(ctx)
+return 1

@@ -1,0 +1,104 @@
+import Redlock, { type Lock } from 'redlock';
+import { systemClock } from '../clock.js';
+import type { RedisClient } from '../engine/connection.js';
+
+/**
+ * BackgroundLoop runs one queue-wide chore (expire or ticker) every interval
+ * on one worker of the fleet: each run takes, or extends, a Redlock lease on
+ * the chore's lock key for one interval. The holder keeps it while it runs;
+ * when it stops it releases the lease, and when it dies the lease runs out, so
+ * another worker takes over at its next run.
+ */
+export class BackgroundLoop {
+  private readonly redlock: Redlock;
+  private lock: Lock | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private active = false;
+
+  constructor(
+    client: RedisClient,
+    private readonly lockKey: string,
+    private readonly intervalMs: number,
+    private readonly chore: () => Promise<void>,
+    private readonly onDone: () => void,
+    private readonly onError: (error: unknown) => void,
+    /** when the chore knows work comes sooner than the interval: ms from now */
+    private readonly nextRunIn: () => Promise<number | undefined> = () =>
+      Promise.resolve(undefined),
+  ) {
+    this.redlock = new Redlock([client], { retryCount: 0, driftFactor: 0.01 });
+    this.redlock.on('error', () => {}); // a refused lease is normal here
+  }
+
+  start(): void {
+    this.active = true;
+    this.plan(0);
+  }
+
+  /** runNow runs the chore at once if this worker holds (or gets) the lease. */
+  runNow(): void {
+    if (this.active) this.plan(0);
+  }
+
+  async stop(): Promise<void> {
+    this.active = false;
+    clearTimeout(this.timer);
+    await this.running;
+    const lock = this.lock;
+    this.lock = undefined;
+    if (lock !== undefined) {
+      try {
+        await lock.release();
+      } catch {
+        // the lease ran out already
+      }
+    }
+  }
+
+  private plan(delayMs: number): void {
+    clearTimeout(this.timer);
+    if (!this.active) return;
+    this.timer = setTimeout(() => {
+      this.running = this.tick().finally(() => {
+        this.running = undefined;
+      });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    let next = this.intervalMs;
+    try {
+      if (await this.hold()) {
+        await this.chore();
+        this.onDone();
+        const sooner = await this.nextRunIn();
+        if (sooner !== undefined) next = Math.max(1, Math.min(next, sooner));
+      }
+    } catch (error) {
+      this.onError(error);
+    }
+    this.plan(next);
+  }
+
+  /** hold extends this worker's lease, or tries to take it; says whether it holds it now. */
+  private async hold(): Promise<boolean> {
+    // Redlock's lease end is wall-clock time
+    if (this.lock !== undefined && this.lock.expiration > systemClock().getTime()) {
+      try {
+        this.lock = await this.lock.extend(this.intervalMs);
+        return true;
+      } catch {
+        this.lock = undefined;
+      }
+    }
+    try {
+      this.lock = await this.redlock.acquire([this.lockKey], this.intervalMs);
+      return true;
+    } catch {
+      this.lock = undefined;
+      return false;
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import type { Task } from '../task/task.js';
+
+/**
+ * Handler is one kind of work a worker can do. `filter` says whether it takes
+ * a task; `ensure` does the work, and the task is deleted once it resolves.
+ *
+ *     {
+ *       labels: { meta: { 'x.api.io/action': 'delete' } },
+ *       filter: (task) => has(task.meta, { 'x.api.io/action': 'delete', 'x.api.io/object': '*' }),
+ *       ensure: async (task, { signal }) => { await deleteObject(task.meta['x.api.io/object'], { signal }) },
+ *     }
+ */
+export interface Handler {
+  /** filter tells whether this handler takes the task; the first handler that does runs it. */
+  filter(task: Task): boolean;
+  /**
+   * ensure does the work. When it resolves, the task is deleted (with the
+   * changes ensure made to the task object: a paging value in `sync` or a
+   * `@defer` in `cron` requeue it). When it rejects, the task stays owned
+   * until its lease ends and `expire` offers it again, one cycle more.
+   */
+  ensure(task: Task, context: EnsureContext): Promise<void>;
+  /**
+   * labels, optional: a query (as for `search`) that every task this handler
+   * takes matches. When each handler has one, the worker searches with them,
+   * so workers with different handlers share a queue without claiming each
+   * other's tasks.
+   */
+  labels?: Task;
+}
+
+/** EnsureContext is what a running ensure gets besides its task. */
+export interface EnsureContext {
+  /**
+   * signal is aborted when the worker lost the task (its lease was revoked,
+   * reset or the task was deleted or replaced) or when `stop()`'s grace period
+   * ran out. Stop working then: the task is someone else's, and this worker
+   * will not delete it.
+   */
+  signal: AbortSignal;
+  /** extend renews the lease now (the worker also does so at half the expiry). */
+  extend(): Promise<void>;
+  /** progress publishes a value other processes can observe (see the README). */
+  progress(value: unknown): Promise<void>;
+}
+
+/** pickHandler returns the first handler that takes the task, or undefined. */
+export function pickHandler(handlers: readonly Handler[], task: Task): Handler | undefined {
+  return handlers.find((handler) => handler.filter(task));
+}
+
+/**
+ * searchFilters lists the filters the worker searches with: each handler's
+ * labels when every handler has them, else one unfiltered search.
+ */
+export function searchFilters(handlers: readonly Handler[]): (Task | undefined)[] {
+  if (handlers.length === 0 || handlers.some((handler) => handler.labels === undefined))
+    return [undefined];
+  const seen = new Set<string>();
+  const filters: Task[] = [];
+  for (const handler of handlers) {
+    const key = JSON.stringify(handler.labels);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    filters.push(handler.labels as Task);
+  }
+  return filters;
+}

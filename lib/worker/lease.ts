@@ -1,0 +1,83 @@
+import type { Engine } from '../engine/engine.js';
+import { TaskNotFoundError, TaskOutdatedError } from '../errors.js';
+import type { Task } from '../task/task.js';
+
+/** isLost tells whether an error from extend or delete means the worker lost the task. */
+export function isLost(error: unknown): boolean {
+  return error instanceof TaskOutdatedError || error instanceof TaskNotFoundError;
+}
+
+/**
+ * Lease keeps a running task owned: it extends the lease at half the expiry
+ * (when auto-extend is on) and on request, and aborts the ensure's signal
+ * once the task is lost.
+ */
+export class Lease {
+  readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private lostError: unknown;
+  private isLostFlag = false;
+  private stopped = false;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly task: Task,
+    private readonly expiryMs: number,
+    private readonly autoExtend: boolean,
+    private readonly onLost: (error: unknown) => void,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  get lost(): boolean {
+    return this.isLostFlag;
+  }
+
+  get error(): unknown {
+    return this.lostError;
+  }
+
+  start(): void {
+    this.schedule(this.expiryMs / 2);
+  }
+
+  /** extend renews the lease now; a lost task aborts the signal and rethrows. */
+  async extend(): Promise<void> {
+    if (this.isLostFlag) throw this.lostError;
+    try {
+      await this.engine.extend(this.task);
+      this.schedule(this.expiryMs / 2);
+    } catch (error) {
+      if (isLost(error)) this.lose(error);
+      throw error;
+    }
+  }
+
+  /** lose marks the task lost: the signal aborts with the error, once. */
+  lose(error: unknown): void {
+    if (this.isLostFlag) return;
+    this.isLostFlag = true;
+    this.lostError = error;
+    clearTimeout(this.timer);
+    this.controller.abort(error);
+    this.onLost(error);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private schedule(delayMs: number): void {
+    clearTimeout(this.timer);
+    if (!this.autoExtend || this.stopped || this.isLostFlag) return;
+    this.timer = setTimeout(() => {
+      this.extend().catch((error: unknown) => {
+        if (isLost(error)) return;
+        // Redis trouble: report and try again soon, before the lease ends
+        this.onError(error);
+        this.schedule(Math.max(50, this.expiryMs / 10));
+      });
+    }, delayMs);
+    this.timer.unref();
+  }
+}

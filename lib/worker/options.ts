@@ -1,0 +1,95 @@
+/** WorkerOptions configures a Worker; every option has a default. */
+export interface WorkerOptions {
+  /**
+   * How many tasks the worker ensures at once.
+   * @defaultValue 1
+   */
+  concurrency?: number;
+  /**
+   * ms between `expire` runs; across all workers of a queue one runs it per interval.
+   * @defaultValue 5 000
+   */
+  expireInterval?: number;
+  /**
+   * ms between `ticker` runs (sooner when a template's next tick comes first);
+   * across all workers of a queue one runs it per interval.
+   * @defaultValue 5 000
+   */
+  tickerInterval?: number;
+  /**
+   * Grace period of `stop()` in ms: running ensures are awaited, and their
+   * signals aborted once it runs out. Without it, `stop()` waits as long as
+   * they run.
+   * @defaultValue none
+   */
+  stopTimeout?: number;
+  /**
+   * ms an idle worker waits for a wake-up before it searches anyway: a safety
+   * net for a missed notification, not the way work is found.
+   * @defaultValue 5 000
+   */
+  pollInterval?: number;
+  /**
+   * Renew the lease of a running task at half its expiry.
+   * @defaultValue true
+   */
+  autoExtend?: boolean;
+  /**
+   * Take part in running `expire` and `ticker`.
+   * @defaultValue true
+   */
+  background?: boolean;
+}
+
+/** workerDefaults holds the default of each option. */
+export const workerDefaults = {
+  concurrency: 1,
+  expireInterval: 5_000,
+  tickerInterval: 5_000,
+  stopTimeout: undefined,
+  pollInterval: 5_000,
+  autoExtend: true,
+  background: true,
+} as const;
+
+export interface ResolvedWorkerOptions {
+  readonly concurrency: number;
+  readonly expireInterval: number;
+  readonly tickerInterval: number;
+  readonly stopTimeout: number | undefined;
+  readonly pollInterval: number;
+  readonly autoExtend: boolean;
+  readonly background: boolean;
+}
+
+/** resolveWorkerOptions applies the defaults and throws a TypeError naming a bad option. */
+export function resolveWorkerOptions(options: WorkerOptions = {}): ResolvedWorkerOptions {
+  const resolved = { ...workerDefaults, ...definedOnly(options) };
+  for (const name of ['concurrency', 'expireInterval', 'tickerInterval', 'pollInterval'] as const) {
+    positiveInteger(name, resolved[name]);
+  }
+  if (resolved.stopTimeout !== undefined)
+    positiveInteger('stopTimeout', resolved.stopTimeout, true);
+  for (const name of ['autoExtend', 'background'] as const) {
+    if (typeof resolved[name] !== 'boolean') {
+      throw new TypeError(
+        `Worker option "${name}" must be a boolean; got ${String(resolved[name])}`,
+      );
+    }
+  }
+  return Object.freeze(resolved);
+}
+
+function definedOnly(options: WorkerOptions): WorkerOptions {
+  return Object.fromEntries(
+    Object.entries(options).filter(([, value]) => value !== undefined),
+  );
+}
+
+function positiveInteger(name: string, value: unknown, zeroAllowed = false): void {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < (zeroAllowed ? 0 : 1)) {
+    throw new TypeError(
+      `Worker option "${name}" must be a ${zeroAllowed ? 'non-negative' : 'positive'} integer; got ${String(value)}`,
+    );
+  }
+}

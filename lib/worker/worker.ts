@@ -1,0 +1,297 @@
+import { EventEmitter } from 'node:events';
+import type { Engine } from '../engine/engine.js';
+import {
+  deleteThenSearch,
+  engineContext,
+  nextDueMs,
+  nextTickMs,
+  releaseTask,
+} from '../engine/runtime.js';
+import { Label } from '../task/label.js';
+import type { Task } from '../task/task.js';
+import { formatTime } from '../task/time.js';
+import { BackgroundLoop } from './background.js';
+import type { WorkerEvents } from './events.js';
+import { pickHandler, searchFilters, type EnsureContext, type Handler } from './handler.js';
+import { isLost, Lease } from './lease.js';
+import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
+import { WakeUp } from './wake.js';
+
+/** How long a slot backs off after Redis failed, at first and at most (ms). */
+const backoff = { firstMs: 100, maxMs: 5_000 } as const;
+
+/**
+ * Worker runs the loop every rescue worker needs: search for a task its
+ * handlers take, run the first matching handler's `ensure`, delete the task
+ * when ensure resolves, keep the lease while it runs, and take part in
+ * running `expire` and `ticker` for the whole queue. Idle workers sleep until
+ * the queue announces claimable work.
+ *
+ *     const worker = new Worker(engine, [resizeHandler, notifyHandler], { concurrency: 4 });
+ *     worker.on('task:failed', (task, error) => log(error));
+ *     await worker.start();
+ *     ...
+ *     await worker.stop();
+ */
+export class Worker extends EventEmitter<WorkerEvents> {
+  private readonly options: ResolvedWorkerOptions;
+  private readonly handlers: readonly Handler[];
+  private readonly filters: (Task | undefined)[];
+  private nextFilter = 0;
+  private wake: WakeUp | undefined;
+  private loops: BackgroundLoop[] = [];
+  private slots: Promise<void>[] = [];
+  private taking = false;
+  private started = false;
+  private stopping: Promise<void> | undefined;
+  /** Tasks being ensured: the controller of their signal. */
+  private readonly running = new Map<string, AbortController>();
+
+  constructor(
+    private readonly engine: Engine,
+    handlers: Handler[],
+    options?: WorkerOptions,
+  ) {
+    super();
+    this.options = resolveWorkerOptions(options);
+    this.handlers = [...handlers];
+    this.filters = searchFilters(this.handlers);
+  }
+
+  /** start subscribes to the queue's wake-up channel and starts the slots and background loops. */
+  async start(): Promise<void> {
+    if (this.started) throw new Error('Worker.start: already started');
+    this.started = true;
+    const context = engineContext(this.engine);
+    this.wake = new WakeUp(
+      context.connection.client,
+      context.keys.signal,
+      this.engine.worker,
+      context.clock,
+      (error) => this.report(error),
+    );
+    await this.wake.start();
+    this.taking = true;
+    this.slots = Array.from({ length: this.options.concurrency }, () => this.slot());
+    if (this.options.background) this.startLoops();
+  }
+
+  /**
+   * stop stops taking work and waits for the running ensures; when the
+   * stopTimeout option runs out first, their signals are aborted. Tasks a slot
+   * claimed but had not started are released. Then the background leases are
+   * released. The engine stays open.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.taking = false;
+    this.wake?.notify();
+    let timer: NodeJS.Timeout | undefined;
+    if (this.options.stopTimeout !== undefined) {
+      timer = setTimeout(() => {
+        for (const controller of this.running.values())
+          controller.abort(new Error('Worker.stop: grace period ran out'));
+      }, this.options.stopTimeout);
+    }
+    await Promise.all(this.slots);
+    clearTimeout(timer);
+    // stop() stops taking work: the wake-up channel closes with the loops
+    await Promise.all(this.loops.map((loop) => loop.stop()));
+    await this.wake?.stop();
+  }
+
+  private startLoops(): void {
+    const context = engineContext(this.engine);
+    const client = context.connection.client;
+    const expire = new BackgroundLoop(
+      client,
+      context.keys.expireLock,
+      this.options.expireInterval,
+      () => this.engine.expire(),
+      () => this.emit('expire:done'),
+      (error) => this.report(error),
+    );
+    const ticker = new BackgroundLoop(
+      client,
+      context.keys.tickerLock,
+      this.options.tickerInterval,
+      () => this.engine.ticker(),
+      () => this.emit('ticker:done'),
+      (error) => this.report(error),
+      // the next template tick may come before the next interval
+      async () => {
+        const tickMs = await nextTickMs(this.engine);
+        return tickMs === undefined ? undefined : tickMs - context.clock().getTime() + 1;
+      },
+    );
+    this.loops = [expire, ticker];
+    for (const loop of this.loops) loop.start();
+  }
+
+  /** slot is one lane of work: claim, ensure, complete (and claim the next in the same step). */
+  private async slot(): Promise<void> {
+    let next: Task | undefined;
+    let failures = 0;
+    while (this.taking) {
+      let task = next;
+      next = undefined;
+      if (task === undefined) {
+        const since = this.wake?.generation ?? 0;
+        try {
+          task = await this.acquire();
+          failures = 0;
+        } catch (error) {
+          // Redis is away: report, back off, and go on once it answers again
+          this.report(error);
+          failures++;
+          await this.wake?.pause(Math.min(backoff.maxMs, backoff.firstMs * 2 ** failures));
+          continue;
+        }
+        if (task === undefined) {
+          const dueMs = nextDueMs(this.engine);
+          if (dueMs !== undefined) this.wake?.wakeAt(dueMs);
+          await this.wake?.wait(since, this.options.pollInterval);
+          continue;
+        }
+      }
+      try {
+        next = await this.work(task);
+      } catch (error) {
+        this.report(error);
+      }
+    }
+    // claimed in the last step but not started: give it back at once
+    if (next !== undefined) await this.release(next);
+  }
+
+  /** acquire searches with each filter in turn, starting where the last search stopped. */
+  private async acquire(): Promise<Task | undefined> {
+    for (let tried = 0; tried < this.filters.length; tried++) {
+      const filter = this.rotateFilter();
+      const task = await this.engine.search(filter);
+      if (task !== undefined) return task;
+    }
+    return undefined;
+  }
+
+  private rotateFilter(): Task | undefined {
+    const filter = this.filters[this.nextFilter % this.filters.length];
+    this.nextFilter++;
+    return filter;
+  }
+
+  /**
+   * work runs one task to its end and, when the worker goes on taking work,
+   * completes it together with claiming the next (returned).
+   */
+  private async work(task: Task): Promise<Task | undefined> {
+    const id = task.core?.[Label.Object] ?? '';
+    const owned = task.core?.[Label.Worker] !== undefined;
+    // A broadcast task whose local lease ran out while this worker still runs it.
+    if (this.running.has(id)) return undefined;
+    let handler: Handler | undefined;
+    try {
+      handler = pickHandler(this.handlers, task);
+    } catch (error) {
+      this.report(error); // a filter that throws takes nothing
+    }
+    if (handler === undefined) {
+      if (owned) await this.release(task);
+      this.emit('task:declined', task);
+      return undefined;
+    }
+
+    const context = engineContext(this.engine);
+    const lease = owned
+      ? new Lease(
+          this.engine,
+          task,
+          context.options.expiry,
+          this.options.autoExtend,
+          (error) => this.emit('task:lost', task, error),
+          (error) => this.report(error),
+        )
+      : undefined;
+    const controller = lease?.controller ?? new AbortController();
+    const ensureContext: EnsureContext = {
+      signal: controller.signal,
+      extend: () => (lease === undefined ? Promise.resolve() : lease.extend()),
+      progress: (value) => this.progress(task, value),
+    };
+    this.running.set(id, controller);
+    lease?.start();
+    const started = performance.now();
+    try {
+      await handler.ensure(task, ensureContext);
+    } catch (error) {
+      this.emit('task:failed', task, error);
+      return undefined;
+    } finally {
+      lease?.stop();
+      this.running.delete(id);
+    }
+    if (lease?.lost === true) return undefined;
+    return this.complete(task, lease, performance.now() - started);
+  }
+
+  /** complete deletes an ensured task; while taking work, in one step with the next claim. */
+  private async complete(
+    task: Task,
+    lease: Lease | undefined,
+    durationMs: number,
+  ): Promise<Task | undefined> {
+    try {
+      let next: Task | undefined;
+      if (this.taking) {
+        next = await deleteThenSearch(this.engine, task, this.rotateFilter());
+      } else {
+        await this.engine.delete(task);
+      }
+      this.emit('task:ensured', task, { durationMs });
+      return next;
+    } catch (error) {
+      if (isLost(error)) {
+        if (lease !== undefined) lease.lose(error);
+        else this.emit('task:lost', task, error);
+      } else {
+        this.report(error);
+      }
+      return undefined;
+    }
+  }
+
+  private async release(task: Task): Promise<void> {
+    try {
+      await releaseTask(this.engine, task);
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  private async progress(task: Task, value: unknown): Promise<void> {
+    const context = engineContext(this.engine);
+    this.emit('task:progress', task, value);
+    await context.connection.client.publish(
+      context.keys.progress,
+      JSON.stringify({
+        id: task.core?.[Label.Object],
+        worker: this.engine.worker,
+        at: formatTime(context.clock()),
+        value,
+      }),
+    );
+  }
+
+  /**
+   * report emits 'error'. Without a listener the error goes to stderr instead
+   * of crashing the process, as an unheard 'error' event would.
+   */
+  private report(error: unknown): void {
+    if (this.listenerCount('error') > 0) this.emit('error', error);
+    else console.error('[rescue-engine] Worker error:', error);
+  }
+}
