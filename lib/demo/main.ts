@@ -1,90 +1,353 @@
-// The README's first command: starts an embedded Redis (unless REDIS_URL is
-// set) and walks one queue through the engine's main operations, printing
-// what happens. The worker issue grows this into a multi-process demo.
-import { Engine, Label, Method, type Task } from '../index.js';
+// The README's first command: a reconciliation story on an embedded Redis.
+// Three worker processes (lib/demo/worker.ts) with handlers for image work and
+// message work; this process plays the producers and the operator, prints a
+// live log and a summary, and exits 0. `--forever` keeps producing work until
+// SIGINT / SIGTERM.
+//
+// Time: the engines share a clock that runs 60 times faster than the wall
+// clock (lib/demo/clock.ts), so the story's `2 minutes` template fires every 2
+// real seconds and a lease of 3 minutes lasts 3 real seconds. Everything else
+// (work, wake-ups, the demo's length) is real time.
+import { fork, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { systemClock } from '../clock.js';
+import { Engine, Label, Method, type Task } from '../index.js';
 import { startRedisServer } from '../testing/index.js';
+import { demoClock, demoExpiry } from './clock.js';
+import { demoLabel, type DriverMessage, type WorkerMessage } from './messages.js';
 
-function show(what: string, task?: Task): void {
-  const labels = task === undefined ? '' : ` ${JSON.stringify(task)}`;
-  console.log(`  ${what}${labels}`);
+type Event = Extract<WorkerMessage, { type: 'event' }>;
+
+const forever = process.argv.includes('--forever');
+const workerNames = ['worker-a', 'worker-b', 'worker-c'];
+const startedAt = performance.now();
+const events: Event[] = [];
+const board = new EventEmitter();
+
+function log(line: string): void {
+  const seconds = ((performance.now() - startedAt) / 1000).toFixed(1).padStart(5);
+  console.log(`[${seconds}s] ${line}`);
+}
+
+/** until resolves with the first event (past or future) that satisfies the test. */
+function until(what: string, test: (event: Event) => boolean, timeoutMs = 30_000): Promise<Event> {
+  const seen = events.find(test);
+  if (seen !== undefined) return Promise.resolve(seen);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      board.off('event', listener);
+      reject(new Error(`the demo waited ${timeoutMs / 1000} s for ${what}`));
+    }, timeoutMs);
+    function listener(event: Event): void {
+      if (!test(event)) return;
+      clearTimeout(timer);
+      board.off('event', listener);
+      resolve(event);
+    }
+    board.on('event', listener);
+  });
+}
+
+const idOf = (task: Task): string => task.core?.[Label.Object] ?? '';
+/** A breath between the steps of the story, so that a person can follow the log. */
+const pause = () => new Promise((resolve) => setTimeout(resolve, 1_200));
+const ensured = (id: string) => (event: Event) => event.event === 'ensured' && event.id === id;
+
+function meta(
+  kind: 'image' | 'message',
+  name: string,
+  more: Record<string, string> = {},
+): Record<string, string> {
+  return { [demoLabel.kind]: kind, [demoLabel.name]: name, ...more };
 }
 
 async function main(): Promise<void> {
   const server = await startRedisServer();
-  console.log(
-    `rescue-engine demo on ${server.external ? 'REDIS_URL' : 'an embedded redis-server'} at ${server.url}\n`,
-  );
-  // One shared clock the demo moves by hand, so an hour passes in a moment.
-  let now = systemClock();
-  const clock = () => now;
+  const epoch = systemClock().getTime();
   const queue = `demo-${process.pid}`;
-  const eon = new Engine({ redis: server.url, queue, worker: 'eon', clock });
-  const etw = new Engine({ redis: server.url, queue, worker: 'etw', clock });
-  try {
-    console.log('1. A producer creates plain tasks; two workers share them.');
-    for (const object of ['1234', '2345', '3456']) {
-      show(
-        'created',
-        await eon.create({ meta: { 'x.api.io/action': 'delete', 'x.api.io/object': object } }),
+  const clock = demoClock(epoch);
+  const operator = new Engine({
+    redis: server.url,
+    queue,
+    worker: 'operator',
+    clock,
+    expiry: demoExpiry,
+  });
+  console.log(
+    `rescue-engine demo: queue "${queue}" on ${server.external ? 'REDIS_URL' : 'an embedded redis-server'} (${server.url})`,
+  );
+  console.log(
+    'The engines run on a clock 60x faster than the wall clock: a demo minute is a real second.\n',
+  );
+
+  const children = new Map<string, ChildProcess>();
+  const ready = workerNames.map(
+    (name) =>
+      new Promise<void>((resolve, reject) => {
+        const child = fork(
+          new URL('./worker.js', import.meta.url),
+          [server.url, queue, name, String(epoch)],
+          {
+            stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+          },
+        );
+        children.set(name, child);
+        child.once('error', reject);
+        child.on('message', (message: WorkerMessage) => {
+          if (message.type === 'ready') resolve();
+          if (message.type !== 'event') return;
+          events.push(message);
+          board.emit('event', message);
+          if (message.event !== 'started') {
+            const detail = message.detail === undefined ? '' : `: ${message.detail}`;
+            log(
+              `${message.worker}  ${message.event.padEnd(8)} ${message.name} (cycles ${message.cycles})${detail}`,
+            );
+          }
+        });
+      }),
+  );
+  const tell = (message: DriverMessage) => {
+    for (const child of children.values()) child.send(message);
+  };
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (): Promise<void> => {
+    stopping ??= (async () => {
+      const exits = [...children.values()].map(
+        (child) => new Promise<void>((resolve) => child.once('exit', () => resolve())),
       );
-    }
-    const first = await eon.search();
-    const second = await etw.search();
-    show('eon claimed', first);
-    show('etw claimed', second);
-    if (first !== undefined) await eon.delete(first);
-    if (second !== undefined) await etw.delete(second);
+      tell({ type: 'stop' });
+      await Promise.all(exits);
+      await operator.close();
+      await server.stop();
+    })();
+    return stopping;
+  };
+  const onSignal = (signal: string) => {
+    log(`${signal}: stopping the workers (running tasks finish first)`);
+    void shutdown().then(() => process.exit(0));
+  };
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
 
-    console.log('\n2. A cron template emits a child at every tick; ticker runs in the background.');
-    const template = await eon.create({
-      cron: { [Label.Every]: 'hour' },
-      meta: { 'x.api.io/action': 'report' },
-    });
-    show('template', template);
-    now = new Date(Date.parse(template.cron?.[Label.TickP1] ?? '') + 1);
-    await eon.ticker();
-    const child = await etw.search({ meta: { 'x.api.io/action': 'report' } });
-    show('one hour later, etw claimed the child', child);
-
-    console.log('\n3. A gate fires a follow-up once its triggers are done.');
-    await eon.create({
-      gate: { 'x.api.io/step-1': 'waiting' },
-      meta: { 'x.api.io/action': 'notify' },
-    });
-    await eon.create({
-      gate: { 'x.api.io/step-1': 'trigger' },
-      meta: { 'x.api.io/action': 'step' },
-    });
-    const trigger = await eon.search({ meta: { 'x.api.io/action': 'step' } });
-    if (trigger !== undefined) await eon.delete(trigger);
-    show(
-      'follow-up',
-      (await eon.lister({ meta: { 'x.api.io/action': 'notify' } })).find(
-        (task) => task.gate === undefined,
-      ),
+  try {
+    await Promise.all(ready);
+    log(
+      `three workers ready: ${workerNames.join(', ')} (handlers: image, message; 2 tasks at once each)`,
     );
-
-    console.log('\n4. A broadcast task reaches every worker; nobody owns it.');
-    const later = new Engine({ redis: server.url, queue, worker: 'eth', clock });
-    now = new Date(now.getTime() + 1);
-    await eon.create({
-      meta: { 'x.api.io/action': 'reload' },
-      node: { [Label.Method]: Method.All },
-    });
-    show('eth received', await later.search({ meta: { 'x.api.io/action': 'reload' } }));
-    show('eon received', await eon.search({ meta: { 'x.api.io/action': 'reload' } }));
-    await later.close();
-
-    console.log(`\nTasks left in the queue: ${(await eon.lister({ meta: { '*': '*' } })).length}`);
+    const [told, retried, held] = await Promise.all([
+      story(operator),
+      flaky(operator),
+      breaker(operator, tell),
+    ]);
+    summary([...told, ...retried, ...held]);
+    if (forever) await produceForever(operator);
   } finally {
-    await eon.close();
-    await etw.close();
-    await server.stop();
+    await shutdown();
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+/** The main line of the story, step by step. */
+async function story(operator: Engine): Promise<string[]> {
+  const notes: string[] = [];
+
+  log('-- plain tasks: nine images to resize, balanced across the workers');
+  const images = await Promise.all(
+    Array.from({ length: 9 }, (_, index) =>
+      operator.create({ meta: meta('image', `resize image-${index + 1}`) }),
+    ),
+  );
+  const done = await Promise.all(
+    images.map((task) => until('the resized images', ensured(idOf(task)))),
+  );
+  const spread = workerNames.map(
+    (name) => `${name} ${done.filter((event) => event.worker === name).length}`,
+  );
+  notes.push(`plain tasks: 9 images resized, ${spread.join(', ')}`);
+
+  await pause();
+  log('-- a broadcast task: every worker reloads its configuration');
+  const reload = await operator.create({
+    meta: meta('message', 'reload configuration'),
+    node: { [Label.Method]: Method.All },
+  });
+  const reloads = await Promise.all(
+    workerNames.map((name) =>
+      until(`${name} to reload`, (event) => ensured(idOf(reload))(event) && event.worker === name),
+    ),
+  );
+  notes.push(
+    `broadcast: "reload configuration" ran on ${reloads.map((event) => event.worker).join(', ')}`,
+  );
+
+  await pause();
+  log('-- a unicast task for worker-b only');
+  const unicast = await operator.create({
+    meta: meta('message', 'rotate worker-b logs'),
+    node: { [Label.Method]: Method.Uni, [Label.Worker]: 'worker-b' },
+  });
+  const rotated = await until('the unicast task', ensured(idOf(unicast)));
+  notes.push(`unicast: "rotate worker-b logs" ran on ${rotated.worker}`);
+
+  await pause();
+  log('-- a cron template: a report every 2 (demo) minutes');
+  const template = await operator.create({
+    cron: { [Label.Every]: '2 minutes' },
+    meta: meta('message', 'report'),
+  });
+  const reports: Event[] = [];
+  for (let tick = 0; tick < 3; tick++) {
+    reports.push(
+      await until(
+        'a report',
+        (event) => event.event === 'ensured' && event.name === 'report' && !reports.includes(event),
+        15_000,
+      ),
+    );
+  }
+  await operator.delete({ core: { [Label.Object]: idOf(template), [Label.Bypass]: 'true' } });
+  notes.push(
+    `cron template: 3 reports emitted and run (${reports.map((event) => event.worker).join(', ')}), then the template was deleted`,
+  );
+
+  await pause();
+  log('-- a gate: "merge shards" waits for three shard tasks');
+  const gate = await operator.create({
+    gate: {
+      'x.demo.io/shard-1': 'waiting',
+      'x.demo.io/shard-2': 'waiting',
+      'x.demo.io/shard-3': 'waiting',
+    },
+    meta: meta('message', 'merge shards'),
+  });
+  await Promise.all(
+    [1, 2, 3].map((shard) =>
+      operator.create({
+        gate: { [`x.demo.io/shard-${shard}`]: 'trigger' },
+        meta: meta('image', `render shard-${shard}`),
+      }),
+    ),
+  );
+  const merged = await until(
+    'the merge',
+    (event) => event.event === 'ensured' && event.name === 'merge shards',
+  );
+  const [rearmed] = await operator.lister({ gate: { '*': 'waiting' } });
+  const waiting = Object.values(rearmed?.gate ?? {}).filter((value) => value === 'waiting').length;
+  notes.push(
+    `gate: after three shards, "merge shards" ran on ${merged.worker}; the gate template ${idOf(gate)} is re-armed (${waiting} keys waiting)`,
+  );
+
+  await pause();
+  log('-- a root: "update object 42" is obsolete once "delete object 42" exists');
+  await operator.create({
+    meta: meta('message', 'delete object 42', {
+      [demoLabel.action]: 'delete',
+      [demoLabel.object]: '42',
+      [demoLabel.slow]: '1500',
+    }),
+  });
+  const update = await operator.create({
+    meta: meta('image', 'update object 42'),
+    root: { [demoLabel.action]: 'delete', [demoLabel.object]: '42' },
+  });
+  await until(
+    'the delete of object 42',
+    (event) => event.event === 'ensured' && event.name === 'delete object 42',
+  );
+  const updated = events.some((event) => event.id === idOf(update));
+  const stillThere = await operator.exists({ meta: { [demoLabel.name]: 'update object 42' } });
+  log(
+    `"update object 42" ${updated ? 'ran (unexpected)' : 'never ran'}; still queued: ${String(stillThere)}`,
+  );
+  notes.push(
+    `root: "update object 42" was ${updated || stillThere ? 'NOT' : ''} made obsolete and deleted by a search, never run`.replace(
+      '  ',
+      ' ',
+    ),
+  );
+  return notes;
+}
+
+/** A handler that fails twice; the task comes back after each lease ends and succeeds the third time. */
+async function flaky(operator: Engine): Promise<string[]> {
+  const task = await operator.create({
+    meta: meta('image', 'thumbnail (flaky)', { [demoLabel.failAttempts]: '2' }),
+  });
+  const done = await until('the flaky task', ensured(idOf(task)));
+  const attempts = events.filter((event) => event.id === idOf(task) && event.event !== 'started');
+  const runs = attempts.map((event) => `${event.worker} ${event.event}`).join(', ');
+  return [
+    `retries: "thumbnail (flaky)" failed twice and succeeded after its leases ran out (${runs}; cycles ${done.cycles})`,
+  ];
+}
+
+/** A task held by the circuit breaker after two failures, then reset once the cause is fixed. */
+async function breaker(
+  operator: Engine,
+  tell: (message: DriverMessage) => void,
+): Promise<string[]> {
+  const task = await operator.create({
+    core: { [Label.Cancel]: '2' },
+    meta: meta('message', 'send invoice', { [demoLabel.needsFix]: 'mail server' }),
+  });
+  let held: Task | undefined;
+  for (let attempt = 0; held === undefined; attempt++) {
+    if (attempt > 300) throw new Error('the demo waited 30 s for the circuit breaker');
+    const [stored] = await operator.lister({ meta: { [demoLabel.name]: 'send invoice' } });
+    if (
+      stored !== undefined &&
+      Number(stored.core?.[Label.Cycles] ?? '0') >= 2 &&
+      stored.core?.[Label.Worker] === undefined
+    ) {
+      held = stored;
+    } else {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  log(
+    'operator: "send invoice" is held by the circuit breaker (cycles 2 of 2); fixing the mail server, resetting it',
+  );
+  tell({ type: 'fixed' });
+  await operator.cycles(held);
+  const done = await until('the invoice', ensured(idOf(task)));
+  return [
+    `circuit breaker: "send invoice" halted after 2 failed cycles, was reset by the operator, and ran on ${done.worker}`,
+  ];
+}
+
+function summary(notes: string[]): void {
+  console.log('\nSummary');
+  for (const note of notes) console.log(`  - ${note}`);
+  console.log('\n  worker     ensured  failed  lost');
+  for (const name of workerNames) {
+    const count = (event: Event['event']) =>
+      events.filter((seen) => seen.worker === name && seen.event === event).length;
+    console.log(
+      `  ${name}  ${String(count('ensured')).padStart(7)}  ${String(count('failed')).padStart(6)}  ${String(count('lost')).padStart(4)}`,
+    );
+  }
+}
+
+/** --forever: a batch of work every few seconds until SIGINT / SIGTERM. */
+async function produceForever(operator: Engine): Promise<void> {
+  log('--forever: producing a batch of work every 3 seconds; Ctrl-C stops the workers gracefully');
+  await operator.create({ cron: { [Label.Every]: '2 minutes' }, meta: meta('message', 'report') });
+  for (let batch = 1; ; batch++) {
+    await Promise.all(
+      Array.from({ length: 3 }, (_, index) =>
+        operator.create({ meta: meta('image', `resize batch-${batch}-${index + 1}`) }),
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -26,6 +26,8 @@ export class Lease {
     private readonly autoExtend: boolean,
     private readonly onLost: (error: unknown) => void,
     private readonly onError: (error: unknown) => void,
+    /** engine ms per real ms: renewals are timed in real ms */
+    private readonly timeScale = 1,
   ) {}
 
   get lost(): boolean {
@@ -37,7 +39,7 @@ export class Lease {
   }
 
   start(): void {
-    this.schedule(this.expiryMs / 2);
+    this.schedule(this.expiryMs / 2 / this.timeScale);
   }
 
   /** extend renews the lease now; a lost task aborts the signal and rethrows. */
@@ -45,9 +47,10 @@ export class Lease {
     if (this.isLostFlag) throw this.lostError;
     try {
       await this.engine.extend(this.task);
-      this.schedule(this.expiryMs / 2);
+      this.schedule(this.expiryMs / 2 / this.timeScale);
     } catch (error) {
-      if (isLost(error)) this.lose(error);
+      // a renewal still in flight when the task completed finds it gone: not a loss
+      if (isLost(error) && !this.stopped) this.lose(error);
       throw error;
     }
   }
@@ -75,7 +78,7 @@ export class Lease {
         if (isLost(error)) return;
         // Redis trouble: report and try again soon, before the lease ends
         this.onError(error);
-        this.schedule(Math.max(50, this.expiryMs / 10));
+        this.schedule(Math.max(50, this.expiryMs / 10 / this.timeScale));
       });
     }, delayMs);
     this.timer.unref();

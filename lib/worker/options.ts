@@ -39,6 +39,13 @@ export interface WorkerOptions {
    * @defaultValue true
    */
   background?: boolean;
+  /**
+   * How many ms of the engine's clock pass per real ms. For engines on a clock
+   * that runs faster than the wall clock (demos, simulations): lease renewals
+   * and wake-ups at due times are timed in real ms from engine-time spans.
+   * @defaultValue 1
+   */
+  timeScale?: number;
 }
 
 /** workerDefaults holds the default of each option. */
@@ -50,6 +57,7 @@ export const workerDefaults = {
   pollInterval: 5_000,
   autoExtend: true,
   background: true,
+  timeScale: 1,
 } as const;
 
 export interface ResolvedWorkerOptions {
@@ -60,6 +68,7 @@ export interface ResolvedWorkerOptions {
   readonly pollInterval: number;
   readonly autoExtend: boolean;
   readonly background: boolean;
+  readonly timeScale: number;
 }
 
 /** resolveWorkerOptions applies the defaults and throws a TypeError naming a bad option. */
@@ -70,6 +79,11 @@ export function resolveWorkerOptions(options: WorkerOptions = {}): ResolvedWorke
   }
   if (resolved.stopTimeout !== undefined)
     positiveInteger('stopTimeout', resolved.stopTimeout, true);
+  if (!Number.isFinite(resolved.timeScale) || resolved.timeScale <= 0) {
+    throw new TypeError(
+      `Worker option "timeScale" must be a positive number; got ${String(resolved.timeScale)}`,
+    );
+  }
   for (const name of ['autoExtend', 'background'] as const) {
     if (typeof resolved[name] !== 'boolean') {
       throw new TypeError(
@@ -81,9 +95,7 @@ export function resolveWorkerOptions(options: WorkerOptions = {}): ResolvedWorke
 }
 
 function definedOnly(options: WorkerOptions): WorkerOptions {
-  return Object.fromEntries(
-    Object.entries(options).filter(([, value]) => value !== undefined),
-  );
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
 }
 
 function positiveInteger(name: string, value: unknown, zeroAllowed = false): void {

@@ -24,6 +24,8 @@ export class WakeUp {
     private readonly worker: string,
     private readonly clock: Clock,
     private readonly onError: (error: unknown) => void,
+    /** engine ms per real ms */
+    private readonly timeScale = 1,
   ) {}
 
   get generation(): number {
@@ -52,7 +54,7 @@ export class WakeUp {
     if (this.closed || (this.dueAtMs !== undefined && this.dueAtMs <= dueMs)) return;
     clearTimeout(this.dueTimer);
     this.dueAtMs = dueMs;
-    const delay = Math.max(0, dueMs - this.clock().getTime());
+    const delay = Math.max(0, (dueMs - this.clock().getTime()) / this.timeScale);
     // Timers fire a little early or late; one more millisecond never hurts a due check.
     this.dueTimer = setTimeout(
       () => {

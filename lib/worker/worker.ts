@@ -69,6 +69,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
       this.engine.worker,
       context.clock,
       (error) => this.report(error),
+      this.options.timeScale,
     );
     await this.wake.start();
     this.taking = true;
@@ -125,7 +126,9 @@ export class Worker extends EventEmitter<WorkerEvents> {
       // the next template tick may come before the next interval
       async () => {
         const tickMs = await nextTickMs(this.engine);
-        return tickMs === undefined ? undefined : tickMs - context.clock().getTime() + 1;
+        return tickMs === undefined
+          ? undefined
+          : (tickMs - context.clock().getTime()) / this.options.timeScale + 1;
       },
     );
     this.loops = [expire, ticker];
@@ -214,6 +217,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
           this.options.autoExtend,
           (error) => this.emit('task:lost', task, error),
           (error) => this.report(error),
+          this.options.timeScale,
         )
       : undefined;
     const controller = lease?.controller ?? new AbortController();

@@ -325,6 +325,7 @@ local function reindex(id, old, new, ctx)
   if old_broadcast ~= new_broadcast then
     if new_broadcast then
       redis.call('ZADD', K['broadcast'], sequence_of(id), id)
+      ctx.wake[''] = true -- every engine may take it
     else
       redis.call('ZREM', K['broadcast'], id)
     end

@@ -1,0 +1,27 @@
+/** What a demo worker process tells the driver (over the IPC channel). */
+export type WorkerMessage =
+  | { type: 'ready'; worker: string }
+  | {
+      type: 'event';
+      event: 'started' | 'ensured' | 'failed' | 'lost' | 'declined';
+      worker: string;
+      id: string;
+      name: string;
+      cycles: number;
+      detail?: string;
+    }
+  | { type: 'stopped'; worker: string };
+
+/** What the driver tells a demo worker process. */
+export type DriverMessage = { type: 'fixed' } | { type: 'stop' };
+
+/** The demo's label keys. */
+export const demoLabel = {
+  kind: 'x.demo.io/kind',
+  name: 'x.demo.io/name',
+  failAttempts: 'x.demo.io/fail-attempts',
+  needsFix: 'x.demo.io/needs-fix',
+  action: 'x.demo.io/action',
+  object: 'x.demo.io/object',
+  slow: 'x.demo.io/slow',
+} as const;

@@ -1,0 +1,113 @@
+// One demo worker process: an Engine on the demo clock and a Worker with two
+// handlers (image work and message work). It reports what it does to the
+// driver over the IPC channel and stops gracefully when told to or on SIGINT.
+import {
+  Engine,
+  Label,
+  Worker,
+  has,
+  type EnsureContext,
+  type Handler,
+  type Task,
+} from '../index.js';
+import { demoClock, demoExpiry, demoSpeed } from './clock.js';
+import { demoLabel, type DriverMessage, type WorkerMessage } from './messages.js';
+
+const [redis = '', queue = '', name = '', epoch = '0'] = process.argv.slice(2);
+const engine = new Engine({
+  redis,
+  queue,
+  worker: name,
+  clock: demoClock(Number(epoch)),
+  expiry: demoExpiry,
+});
+let fixed = false;
+
+function send(message: WorkerMessage): void {
+  process.send?.(message);
+}
+
+function report(
+  event: 'started' | 'ensured' | 'failed' | 'lost' | 'declined',
+  task: Task,
+  detail?: string,
+): void {
+  send({
+    type: 'event',
+    event,
+    worker: name,
+    id: task.core?.[Label.Object] ?? '',
+    name: task.meta?.[demoLabel.name] ?? '?',
+    cycles: Number(task.core?.[Label.Cycles] ?? '0'),
+    ...(detail === undefined ? {} : { detail }),
+  });
+}
+
+function work(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    });
+  });
+}
+
+function handler(kind: string, ms: number, check: (task: Task) => void): Handler {
+  return {
+    labels: { meta: { [demoLabel.kind]: kind } },
+    filter: (task) => has(task.meta, { [demoLabel.kind]: kind }),
+    async ensure(task: Task, { signal }: EnsureContext) {
+      report('started', task);
+      await work(
+        task.meta?.[demoLabel.slow] === undefined ? ms : Number(task.meta[demoLabel.slow]),
+        signal,
+      );
+      check(task);
+    },
+  };
+}
+
+const image = handler('image', 600, (task) => {
+  // fails until the task has been revoked this many times
+  const failures = Number(task.meta?.[demoLabel.failAttempts] ?? '0');
+  if (Number(task.core?.[Label.Cycles] ?? '0') < failures) throw new Error('upstream timed out');
+});
+const message = handler('message', 150, (task) => {
+  if (task.meta?.[demoLabel.needsFix] !== undefined && !fixed)
+    throw new Error('mail server refuses the message');
+});
+
+const worker = new Worker(engine, [image, message], {
+  concurrency: 2,
+  expireInterval: 500,
+  tickerInterval: 500,
+  pollInterval: 2_000,
+  timeScale: demoSpeed,
+});
+worker.on('task:ensured', (task) => report('ensured', task));
+worker.on('task:failed', (task, error) => report('failed', task, (error as Error).message));
+worker.on('task:lost', (task) => report('lost', task));
+worker.on('task:declined', (task) => report('declined', task));
+worker.on('error', (error) => console.error(`${name}:`, error));
+
+let stopping: Promise<void> | undefined;
+function stop(): Promise<void> {
+  stopping ??= (async () => {
+    await worker.stop();
+    await engine.close();
+    send({ type: 'stopped', worker: name });
+    if (process.connected) process.disconnect();
+  })();
+  return stopping;
+}
+
+process.on('message', (message: DriverMessage) => {
+  if (message.type === 'fixed') fixed = true;
+  if (message.type === 'stop') void stop();
+});
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());
+
+await worker.start();
+send({ type: 'ready', worker: name });
