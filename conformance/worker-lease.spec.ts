@@ -1,0 +1,335 @@
+import { TaskNotFoundError, TaskOutdatedError } from '../lib/errors.js';
+import { has } from '../lib/matcher/matcher.js';
+import { Label } from '../lib/task/label.js';
+import type { Task } from '../lib/task/task.js';
+import { parseTime } from '../lib/task/time.js';
+import type { EnsureContext, Handler } from '../lib/worker/handler.js';
+import {
+  aborted,
+  idOf,
+  laterMillisecond,
+  next,
+  signal,
+  stored,
+  until,
+  useWorkerQueue,
+  within,
+} from './harness/worker.js';
+
+const kind = (name: string) => (task: Task) => has(task.meta, { kind: name });
+
+describe('Worker leases', () => {
+  const queue = useWorkerQueue();
+
+  it('keeps a long ensure owned by auto-extending, while expire runs all the time and another worker waits', async () => {
+    const expiry = 300;
+    const eon = queue().live('eon', { expiry });
+    const etw = queue().live('etw', { expiry });
+    const expiries = new Set<string>();
+    let aborts = 0;
+    const holder = queue().worker(
+      eon,
+      [
+        {
+          filter: kind('long'),
+          ensure: async (task, context) => {
+            context.signal.addEventListener('abort', () => aborts++);
+            // run until the lease was renewed five times: longer than two expiries
+            await until(
+              async () => {
+                const expiryLabel = (await stored(eon, idOf(task)))?.core?.[Label.Expiry];
+                if (expiryLabel !== undefined) expiries.add(expiryLabel);
+                return expiries.size >= 6;
+              },
+              10_000,
+              'five lease renewals',
+            );
+          },
+        },
+      ],
+      { background: true, expireInterval: 25 },
+    );
+    const otherCalls: string[] = [];
+    const other = queue().worker(
+      etw,
+      [{ filter: kind('long'), ensure: async (task) => void otherCalls.push(idOf(task)) }],
+      { background: true, expireInterval: 25, pollInterval: 20 },
+    );
+    await Promise.all([holder.start(), other.start()]);
+    const ensured = next(holder, 'task:ensured', 10_000);
+    const created = await eon.create({ meta: { kind: 'long' } });
+    const [task] = await ensured;
+
+    expect(idOf(task)).toBe(idOf(created));
+    expect(aborts).toBe(0);
+    expect(otherCalls).toEqual([]);
+    expect(queue().log(holder).lost).toEqual([]);
+    // expire ran during the ensure (on one of the two workers) and revoked nothing
+    expect(queue().log(holder).expireDone + queue().log(other).expireDone).toBeGreaterThan(5);
+    expect(task.core?.[Label.Cycles]).toBeUndefined();
+    expect(await eon.exists({ meta: { '*': '*' } })).toBe(false);
+  });
+
+  it('renews the lease from now when a handler calls context.extend()', async () => {
+    const expiry = 60_000;
+    const eon = queue().live('eon', { expiry });
+    const leases: { claimed: string; extended: string; extendedAt: number } | undefined[] = [];
+    const worker = queue().worker(
+      eon,
+      [
+        {
+          filter: kind('a'),
+          ensure: async (task, context) => {
+            const claimed = task.core?.[Label.Expiry] ?? '';
+            await laterMillisecond(parseTime(claimed).getTime() - expiry);
+            const extendedAt = Date.now();
+            await context.extend();
+            const extended = (await stored(eon, idOf(task)))?.core?.[Label.Expiry] ?? '';
+            leases.push({ claimed, extended, extendedAt });
+          },
+        },
+      ],
+      { autoExtend: false },
+    );
+    await worker.start();
+    const ensured = next(worker, 'task:ensured', 5_000);
+    await eon.create({ meta: { kind: 'a' } });
+    await ensured;
+
+    const [lease] = leases as { claimed: string; extended: string; extendedAt: number }[];
+    expect(parseTime(lease!.extended).getTime()).toBeGreaterThan(parseTime(lease!.claimed).getTime());
+    expect(parseTime(lease!.extended).getTime()).toBeGreaterThanOrEqual(lease!.extendedAt + expiry);
+  });
+
+  it('keeps a task owned past several expiries by explicit extends alone (autoExtend off)', async () => {
+    const expiry = 300;
+    const eon = queue().live('eon', { expiry });
+    const etw = queue().live('etw', { expiry });
+    const extended: string[] = [];
+    const holder = queue().worker(
+      eon,
+      [
+        {
+          filter: kind('a'),
+          ensure: async (task, context) => {
+            while (extended.length < 6) {
+              await next(holder, 'expire:done', 5_000);
+              await next(holder, 'expire:done', 5_000);
+              await context.extend();
+              extended.push((await stored(eon, idOf(task)))?.core?.[Label.Expiry] ?? '');
+            }
+          },
+        },
+      ],
+      { autoExtend: false, background: true, expireInterval: 50 },
+    );
+    const otherCalls: string[] = [];
+    const other = queue().worker(
+      etw,
+      [{ filter: kind('a'), ensure: async (task) => void otherCalls.push(idOf(task)) }],
+      { pollInterval: 20 },
+    );
+    await Promise.all([holder.start(), other.start()]);
+    const ensured = next(holder, 'task:ensured', 10_000);
+    await eon.create({ meta: { kind: 'a' } });
+    const [task] = await ensured;
+
+    expect(otherCalls).toEqual([]);
+    expect(task.core?.[Label.Cycles]).toBeUndefined();
+    expect(new Set(extended).size).toBe(6);
+    expect(queue().log(holder).lost).toEqual([]);
+  });
+
+  it('aborts the signal and emits task:lost when context.extend() finds the lease reset by cycles()', async () => {
+    const eon = queue().live('eon', { expiry: 60_000 });
+    const started = signal<Task>();
+    const go = signal();
+    let extendError: unknown;
+    let abortedRightAfter: boolean | undefined;
+    let abortReason: unknown;
+    const worker = queue().worker(
+      eon,
+      [
+        {
+          filter: kind('a'),
+          ensure: async (task, context) => {
+            started.resolve(task);
+            await go.promise;
+            try {
+              await context.extend();
+            } catch (error) {
+              extendError = error;
+            }
+            abortedRightAfter = context.signal.aborted;
+            abortReason = context.signal.reason;
+          },
+        },
+      ],
+      { autoExtend: false },
+    );
+    await worker.start();
+    await eon.create({ core: { [Label.Cancel]: '5' }, meta: { kind: 'a' } });
+    const task = await within(started.promise, 5_000, 'ensure started');
+    const lost = next(worker, 'task:lost', 5_000);
+    await eon.cycles(task);
+    go.resolve();
+    const [lostTask, lostError] = await lost;
+
+    expect(extendError).toBeInstanceOf(TaskOutdatedError);
+    expect(abortedRightAfter).toBe(true);
+    expect(abortReason).toBe(extendError);
+    expect(idOf(lostTask)).toBe(idOf(task));
+    expect(lostError).toBe(extendError);
+  });
+
+  it('aborts the signal and does not delete when auto-extend finds the lease reset by cycles() during ensure', async () => {
+    const expiry = 300;
+    const eon = queue().live('eon', { expiry });
+    const visits: { task: Task; reason?: unknown }[] = [];
+    const started = signal<Task>();
+    const worker = queue().worker(eon, [
+      {
+        filter: kind('a'),
+        ensure: async (task, context: EnsureContext) => {
+          const visit: { task: Task; reason?: unknown } = { task: structuredClone(task) };
+          visits.push(visit);
+          if (visits.length > 1) return; // the second visit completes the task
+          started.resolve(task);
+          visit.reason = await within(aborted(context.signal), 5_000, 'signal aborted');
+        },
+      },
+    ]);
+    await worker.start();
+    const created = await eon.create({ core: { [Label.Cancel]: '5' }, meta: { kind: 'a' } });
+    const task = await within(started.promise, 5_000, 'ensure started');
+    const [ensured] = await Promise.all([
+      next(worker, 'task:ensured', 5_000),
+      eon.cycles(task),
+    ]);
+
+    const { lost } = queue().log(worker);
+    expect(lost).toHaveLength(1);
+    expect(lost[0]!.error).toBeInstanceOf(TaskOutdatedError);
+    expect(visits[0]!.reason).toBe(lost[0]!.error);
+    // the lost task was not deleted: it was still in the queue to be claimed again
+    expect(visits).toHaveLength(2);
+    expect(idOf(visits[1]!.task)).toBe(idOf(created));
+    expect(visits[1]!.task.core?.[Label.Cycles]).toBeUndefined();
+    expect(idOf(ensured[0])).toBe(idOf(created));
+  });
+
+  it('aborts the signal with TaskNotFoundError when the task is deleted with bypass during ensure, and goes on', async () => {
+    const expiry = 300;
+    const eon = queue().live('eon', { expiry });
+    const started = signal<Task>();
+    let reason: unknown;
+    const worker = queue().worker(eon, [
+      {
+        filter: kind('a'),
+        ensure: async (task, context) => {
+          started.resolve(task);
+          reason = await within(aborted(context.signal), 5_000, 'signal aborted');
+        },
+      },
+      { filter: kind('b'), ensure: () => Promise.resolve() },
+    ]);
+    await worker.start();
+    await eon.create({ meta: { kind: 'a' } });
+    const task = await within(started.promise, 5_000, 'ensure started');
+    const lost = next(worker, 'task:lost', 5_000);
+    await eon.delete({ ...task, core: { ...task.core, [Label.Bypass]: 'true' } });
+    const [, error] = await lost;
+
+    expect(error).toBeInstanceOf(TaskNotFoundError);
+    await until(() => reason !== undefined, 5_000, 'ensure saw the abort');
+    expect(reason).toBe(error);
+    const b = next(worker, 'task:ensured', 5_000);
+    await eon.create({ meta: { kind: 'b' } });
+    const [ensured] = await b;
+    expect(ensured.meta).toEqual({ kind: 'b' });
+    expect(queue().log(worker).ensured.map((t) => t.meta?.['kind'])).toEqual(['b']);
+  });
+
+  it('aborts the signal, emits task:lost and does not delete when a handler outlives its lease without extending', async () => {
+    const expiry = 300;
+    const eon = queue().live('eon', { expiry });
+    const etw = queue().live('etw', { expiry });
+    const etwStarted = signal<Task>();
+    const eonLost = signal();
+    let eonSignal: AbortSignal | undefined;
+    const slow = queue().worker(
+      eon,
+      [
+        {
+          filter: kind('a'),
+          // outlives its lease: runs until another worker has taken the task over
+          ensure: async (_task, context) => {
+            eonSignal = context.signal;
+            await within(etwStarted.promise, 5_000, 'etw took the task over');
+          },
+        },
+      ],
+      { autoExtend: false, background: true, expireInterval: 25 },
+    );
+    slow.on('task:lost', () => eonLost.resolve());
+    await slow.start();
+    const created = await eon.create({ meta: { kind: 'a' } });
+    await until(() => eonSignal !== undefined, 5_000, 'eon started ensure');
+
+    let etwSaw: Task | undefined;
+    const taker = queue().worker(etw, [
+      {
+        filter: kind('a'),
+        ensure: async (task) => {
+          etwSaw = structuredClone(task);
+          etwStarted.resolve(task);
+          // finish only after eon's worker gave up, so its delete finds the task owned by etw
+          await within(eonLost.promise, 5_000, 'eon lost the task');
+        },
+      },
+    ]);
+    const ensured = next(taker, 'task:ensured', 10_000);
+    await taker.start();
+    const [done] = await ensured;
+
+    expect(idOf(done)).toBe(idOf(created));
+    expect(etwSaw?.core?.[Label.Worker]).toBe('etw');
+    expect(etwSaw?.core?.[Label.Cycles]).toBe('1');
+    const { lost, ensured: eonEnsured } = queue().log(slow);
+    expect(lost).toHaveLength(1);
+    expect(lost[0]!.error).toBeInstanceOf(TaskOutdatedError);
+    expect(eonSignal?.aborted).toBe(true);
+    expect(eonEnsured).toEqual([]);
+    expect(await eon.exists({ meta: { '*': '*' } })).toBe(false);
+  });
+
+  it('does not abort the signal of an ensure whose lease is simply kept (no spurious task:lost)', async () => {
+    const expiry = 200;
+    const eon = queue().live('eon', { expiry });
+    let renewals = 0;
+    const handler: Handler = {
+      filter: kind('a'),
+      ensure: async (task, context) => {
+        let last = task.core?.[Label.Expiry];
+        await until(
+          async () => {
+            const now = (await stored(eon, idOf(task)))?.core?.[Label.Expiry];
+            if (now !== last) renewals++;
+            last = now;
+            return renewals >= 3 || context.signal.aborted;
+          },
+          5_000,
+          'three renewals',
+        );
+        if (context.signal.aborted) throw new Error('aborted');
+      },
+    };
+    const worker = queue().worker(eon, [handler], { background: true, expireInterval: 20 });
+    await worker.start();
+    const ensured = next(worker, 'task:ensured', 5_000);
+    await eon.create({ meta: { kind: 'a' } });
+    await ensured;
+    expect(queue().log(worker).failed).toEqual([]);
+    expect(queue().log(worker).lost).toEqual([]);
+  });
+});
