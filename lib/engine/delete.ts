@@ -1,7 +1,7 @@
 import { TaskCronError } from '../errors.js';
 import { deferDuration } from '../schedule/index.js';
 import { copyLabels, encodeTask } from '../task/codec.js';
-import { Label, Method } from '../task/label.js';
+import { Gate, Label, Method } from '../task/label.js';
 import type { Labels, Task } from '../task/task.js';
 import { formatTime, tryParseTime } from '../task/time.js';
 import { validateDelete } from '../task/validate.js';
@@ -49,18 +49,26 @@ export function prepareDelete(
   }
 
   const requeue = requeuePlan(copy, now);
+  // The script needs of the copy only its worker, a trigger gate, its sync and
+  // its root's object id; the rest stays here.
+  const trigger = copy.gate !== undefined && Object.values(copy.gate).includes(Gate.Trigger);
+  const sync =
+    copy.sync !== undefined && Object.keys(copy.sync).length > 0 ? JSON.stringify(copy.sync) : '';
   return {
     completedLocally: false,
     args: [
       now.getTime(),
       plan.objectId,
-      encodeTask(copy),
+      copy.core?.[Label.Worker] ?? '',
       plan.bypass ? '1' : '0',
       requeue === undefined ? '0' : '1',
       requeue?.deferValid === false ? '0' : '1',
       requeue === undefined ? '' : encodeTask(requeue.maps),
       requeue?.dueMs ?? '',
       requeue?.tickP1Ms ?? '',
+      trigger ? JSON.stringify(copy.gate) : '',
+      sync,
+      copy.root?.[Label.Object] ?? '',
     ],
   };
 }

@@ -28,6 +28,7 @@ export async function deleteThenSearch(
   engine: object,
   task: Task,
   filterArgument?: Task,
+  exclude: string[] = [],
 ): Promise<Task | undefined> {
   const context = contextOf(engine);
   assertOpen(context, 'delete');
@@ -35,14 +36,27 @@ export async function deleteThenSearch(
   const now = readClock(context.clock);
   const nowMs = now.getTime();
   const prepared = prepareDelete(context, task, now);
-  if (prepared.completedLocally) return searchTask(context, filter);
+  if (prepared.completedLocally) return searchTask(context, filter, exclude);
   await pruneLedger(context, nowMs);
   const [, ...reply] = (await run(context, 'deleteSearch', [
     ...prepared.args,
-    ...searchArgs(context, filter, nowMs),
+    ...searchArgs(context, filter, nowMs, exclude),
   ])) as [number, ...SearchReply];
   const outcome = readSearchReply(context, reply, nowMs);
-  return outcome === retry ? searchTask(context, filter) : outcome;
+  return outcome === retry ? searchTask(context, filter, exclude) : outcome;
+}
+
+/**
+ * searchExcluding is `search(filter)` that skips the given ids (the worker
+ * runtime's declined tasks), so an older task no handler takes does not hide
+ * the newer ones from a worker without labels.
+ */
+export function searchExcluding(
+  engine: object,
+  filterArgument: Task | undefined,
+  exclude: string[],
+): Promise<Task | undefined> {
+  return searchTask(contextOf(engine), filterArgument, exclude);
 }
 
 /**

@@ -23,13 +23,18 @@ export type SearchReply = [
 export async function searchTask(
   context: EngineContext,
   filterArgument?: unknown,
+  exclude: string[] = [],
 ): Promise<Task | undefined> {
   assertOpen(context, 'search');
   const filter = validateFilter(filterArgument);
   const nowMs = readClock(context.clock).getTime();
   await pruneLedger(context, nowMs);
   for (;;) {
-    const reply = (await run(context, 'search', searchArgs(context, filter, nowMs))) as SearchReply;
+    const reply = (await run(
+      context,
+      'search',
+      searchArgs(context, filter, nowMs, exclude),
+    )) as SearchReply;
     const outcome = readSearchReply(context, reply, nowMs);
     if (outcome !== retry) return outcome;
   }
@@ -38,11 +43,15 @@ export async function searchTask(
 /** retry marks a broadcast task a concurrent search of this engine delivered first. */
 export const retry = Symbol('retry');
 
-/** searchArgs builds the search script's ARGV for a filter (validated) and an instant. */
+/**
+ * searchArgs builds the search script's ARGV for a filter (validated), an
+ * instant, and ids not to claim (the worker runtime's declined tasks).
+ */
 export function searchArgs(
   context: EngineContext,
   filter: Task | undefined,
   nowMs: number,
+  exclude: string[] = [],
 ): (string | number)[] {
   const { ledger } = context;
   const leaseEndMs = nowMs + context.options.expiry;
@@ -53,10 +62,16 @@ export function searchArgs(
     leaseEndMs,
     filter === undefined ? '' : encodeTask(filter),
     ledger.floor,
-    JSON.stringify(ledger.doneIds()),
-    JSON.stringify(ledger.leasedIds(nowMs)),
+    idList(ledger.doneIds()),
+    idList(ledger.leasedIds(nowMs)),
     context.startMs,
+    idList(exclude),
   ];
+}
+
+/** idList writes ids for the script; '' when there are none (most searches). */
+function idList(ids: string[]): string {
+  return ids.length === 0 ? '' : JSON.stringify(ids);
 }
 
 /**

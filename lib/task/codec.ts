@@ -21,12 +21,16 @@ export class MalformedTaskError extends Error {
 export function copyLabels(labels: Labels): Labels {
   const copy: Labels = {};
   for (const key of Object.keys(labels)) {
-    Object.defineProperty(copy, key, {
-      value: labels[key],
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    if (key === '__proto__') {
+      Object.defineProperty(copy, key, {
+        value: labels[key],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else {
+      copy[key] = labels[key] as string;
+    }
   }
   return copy;
 }

@@ -215,7 +215,17 @@ const sections = [];
       `An idle \`Worker\` (poll interval 60 s, so only a wake-up explains a fast start) and ${number(count)} tasks ` +
       'created one at a time, 5 ms apart: the time from the `create` call to the start of the handler. ' +
       'Targets (issue 5): p50 below 2 ms, p99 below 10 ms.\n\n' +
-      table(['p50 ms', 'p95 ms', 'p99 ms', 'max ms'], [[number(figures.p50, 2), number(figures.p95, 2), number(figures.p99, 2), number(figures.max, 2)]]),
+      table(
+        ['p50 ms', 'p95 ms', 'p99 ms', 'max ms'],
+        [
+          [
+            number(figures.p50, 2),
+            number(figures.p95, 2),
+            number(figures.p99, 2),
+            number(figures.max, 2),
+          ],
+        ],
+      ),
   );
   console.log('wake-up done');
 }

@@ -4,8 +4,8 @@
   fetching the next costs one round trip.
 
   KEYS      every key of the queue
-  ARGV[1-9]   the delete's arguments, as in delete.lua
-  ARGV[10-18] the search's arguments, as in search.lua
+  ARGV[1-12]  the delete's arguments, as in delete.lua
+  ARGV[13-22] the search's arguments, as in search.lua
 
   Returns  { delete result, kind, id, record, floor, next due } (see delete.lua, search.lua)
   Errors   those of delete; the search does not run when the delete fails
@@ -18,7 +18,7 @@
 --- @include "search"
 
 local deleting = delete_request(1)
-local searching = search_request(10)
+local searching = search_request(13)
 local ctx = new_context(deleting.now)
 local result = delete(deleting, ctx)
 if type(result) == 'table' then return result end

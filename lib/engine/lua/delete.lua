@@ -3,13 +3,16 @@
   KEYS     every key of the queue
   ARGV[1]  now_ms
   ARGV[2]  id          the copy's object id
-  ARGV[3]  copy        JSON of the caller's copy
+  ARGV[3]  worker      the copy's core worker, or ''
   ARGV[4]  bypass      '1' when the copy's core bypass is 'true'
   ARGV[5]  requeue     '1' when the copy pages or defers (and has no gate, no root)
   ARGV[6]  defer_ok    '0' when the copy's @defer is not a duration (requeue only)
   ARGV[7]  requeued    JSON of the requeued maps {cron, meta, node, sync}, or ''
   ARGV[8]  due_ms      when the requeued task becomes due, or ''
   ARGV[9]  tick_p1_ms  tick+1 of a requeued cron template ('-inf': unreadable, overdue), or ''
+  ARGV[10] gate        JSON of the copy's gate when it holds a trigger value, or ''
+  ARGV[11] sync        JSON of the copy's sync when it is not empty, or ''
+  ARGV[12] root_id     the copy's root object id, or ''
 
   Returns  1 (deleted) or 2 (requeued)
   Errors   TASK_NOT_FOUND, TASK_OUTDATED, TASK_CRON, all before the first write

@@ -12,6 +12,7 @@
   ARGV[7]  done         JSON array of later broadcast ids this engine completed
   ARGV[8]  leased       JSON array of broadcast ids under this engine's local lease
   ARGV[9]  start_ms     the engine's start instant: older broadcast tasks are not for it
+  ARGV[10] exclude      JSON array of ids not to claim (the worker runtime's declined tasks), or ''
 
   Returns  { kind, id, record, floor, next due }
            kind 'broadcast' (nothing written), 'task' (claimed) or 'none';

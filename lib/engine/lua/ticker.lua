@@ -52,7 +52,7 @@ local function tick(entry)
   local settled_at, settled_ms = entry.pm, entry.pm_ms
 
   -- A: while not overdue and without children, tick-1 names the tick before now.
-  if tick_p1 >= now and cron[LABEL_TICK_M1] ~= entry.m1 and #children_of(id) == 0 then
+  if tick_p1 >= now and cron[LABEL_TICK_M1] ~= entry.m1 and #links().children_of(id) == 0 then
     cron[LABEL_TICK_M1] = entry.m1
   end
 
@@ -60,7 +60,7 @@ local function tick(entry)
   -- child still blocks, and advance tick+1.
   if tick_p1 <= now then
     local blocked = false
-    for _, child_id in ipairs(children_of(id)) do
+    for _, child_id in ipairs(links().children_of(id)) do
       local child = load_task(child_id)
       if child == nil then
         redis.call('ZREM', K['children'], id .. child_id)
@@ -75,6 +75,7 @@ local function tick(entry)
     if method_of(template) == METHOD_ALL then cron[LABEL_TICK_M1] = entry.m1 end
     cron[LABEL_TICK_P1] = entry.p1
     redis.call('ZADD', K['templates'], entry.p1_ms, id)
+    if ctx.next_tick == nil or entry.p1_ms < ctx.next_tick then ctx.next_tick = entry.p1_ms end
     settled_at, settled_ms = entry.pm_next, entry.pm_next_ms
   end
 
@@ -85,7 +86,7 @@ local function tick(entry)
 
   -- tick-1 maintenance waits for the last child to go, and for time to pass the
   -- last point before tick+1
-  if #children_of(id) > 0 or cron[LABEL_TICK_M1] == settled_at then
+  if #links().children_of(id) > 0 or cron[LABEL_TICK_M1] == settled_at then
     redis.call('ZREM', K['ticker-check'], id)
   else
     redis.call('ZADD', K['ticker-check'], settled_ms, id)

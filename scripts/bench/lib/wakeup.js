@@ -15,7 +15,10 @@ const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * rescueWakeup measures rescue-engine: a Worker with one no-op handler waits
  * on an empty queue; `count` tasks are created one at a time, `gapMs` apart.
  */
-export async function rescueWakeup(redisUrl, { count = 1_000, gapMs = 5, queue = `bench-wakeup-${process.pid}` } = {}) {
+export async function rescueWakeup(
+  redisUrl,
+  { count = 1_000, gapMs = 5, queue = `bench-wakeup-${process.pid}` } = {},
+) {
   const engine = new Engine({ redis: redisUrl, queue, worker: 'bench-worker' });
   const producer = new Engine({ redis: redisUrl, queue, worker: 'bench-producer' });
   const startedAt = new Map();

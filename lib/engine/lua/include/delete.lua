@@ -3,92 +3,105 @@
 --
 -- request.now        the engine's clock, ms
 -- request.id         the copy's object id
--- request.copy       the caller's copy, decoded
+-- request.worker     the copy's core worker, or nil
 -- request.bypass     true when the copy's core bypass is 'true'
 -- request.requeue    true when the copy pages or defers (and has no gate, no root)
 -- request.defer_ok   false when the copy's @defer is not a duration
 -- request.requeued   the requeued maps {cron, meta, node, sync}, decoded, or nil
 -- request.due_ms     when the requeued task becomes due, or nil
 -- request.tick_p1_ms tick+1 of a requeued cron template (-inf: unreadable), or nil
+-- request.gate       the copy's gate when it holds a trigger value, or nil
+-- request.sync       the copy's sync when it is not empty, or nil
+-- request.root_id    the copy's root object id, or nil
 --
 -- Returns 1 (deleted), 2 (requeued), or an error reply: TASK_NOT_FOUND,
 -- TASK_OUTDATED, TASK_CRON, all before the first write.
 
--- emit_from_gate stores the task a gate template emits (step 5.4)
-local function emit_from_gate(template_id, template, ctx)
-  local child_id = new_id(ctx.now)
-  local child = {
-    core = { [LABEL_OBJECT] = child_id },
-    meta = copy_map(template.meta),
-    node = copy_map(template.node),
-    root = { [LABEL_OBJECT] = template_id },
-    sync = copy_map(template.sync),
-  }
-  store_task(child_id, child)
-  reindex(child_id, nil, child, ctx)
-end
+-- gates: gate accounting (step 5), built on first use
+local gates_module = nil
+local function gates()
+  if gates_module ~= nil then return gates_module end
+  local M = {}
 
--- account_gates flips the keys of every gate template matched by the copy's
--- gate keys, oldest template first (step 5), and says which it changed
-local function account_gates(copy, ctx)
-  local touched = {}
-  local found, template_ids = {}, {}
-  local scan_all = false
-  for key in pairs(copy.gate) do
-    if is_exact_key(key) then
-      for _, template_id in ipairs(ids_under(K['gates'], key)) do
+  -- emit_from_gate stores the task a gate template emits (step 5.4)
+  local function emit_from_gate(template_id, template, ctx)
+    local child_id = new_id(ctx.now)
+    local child = {
+      core = { [LABEL_OBJECT] = child_id },
+      meta = copy_map(template.meta),
+      node = copy_map(template.node),
+      root = { [LABEL_OBJECT] = template_id },
+      sync = copy_map(template.sync),
+    }
+    store_task(child_id, child)
+    reindex(child_id, nil, child, ctx)
+  end
+
+  -- account flips the keys of every gate template matched by the copy's gate
+  -- keys, oldest template first, and says which templates it changed
+  function M.account(gate, sync, ctx)
+    local touched = {}
+    local found, template_ids = {}, {}
+    local scan_all = false
+    for key in pairs(gate) do
+      if is_exact_key(key) then
+        for _, template_id in ipairs(links().ids_under(K['gates'], key)) do
+          if not found[template_id] then
+            found[template_id] = true
+            template_ids[#template_ids + 1] = template_id
+          end
+        end
+      else
+        scan_all = true
+      end
+    end
+    if scan_all then
+      for _, template_id in ipairs(redis.call('ZRANGE', K['gate-templates'], 0, -1)) do
         if not found[template_id] then
           found[template_id] = true
           template_ids[#template_ids + 1] = template_id
         end
       end
-    else
-      scan_all = true
     end
-  end
-  if scan_all then
-    for _, template_id in ipairs(redis.call('ZRANGE', K['gate-templates'], 0, -1)) do
-      if not found[template_id] then
-        found[template_id] = true
-        template_ids[#template_ids + 1] = template_id
-      end
-    end
-  end
-  table.sort(template_ids, bytes_less)
+    table.sort(template_ids, bytes_less)
 
-  for _, template_id in ipairs(template_ids) do
-    local template = load_task(template_id)
-    if template ~= nil and is_gate_template(template) then
-      local flipped = false
-      for template_key in pairs(template.gate) do
-        for key in pairs(copy.gate) do
-          if key_matches(key, template_key) then
-            template.gate[template_key] = GATE_DELETED
-            flipped = true
-            break
+    for _, template_id in ipairs(template_ids) do
+      local template = load_task(template_id)
+      if template ~= nil and is_gate_template(template) then
+        local flipped = false
+        for template_key in pairs(template.gate) do
+          for key in pairs(gate) do
+            if key_matches(key, template_key) then
+              template.gate[template_key] = GATE_DELETED
+              flipped = true
+              break
+            end
           end
         end
-      end
-      if flipped then
-        if template.sync ~= nil and copy.sync ~= nil then
-          for key, value in pairs(copy.sync) do
-            if template.sync[key] ~= nil then template.sync[key] = value end
+        if flipped then
+          if template.sync ~= nil and sync ~= nil then
+            for key, value in pairs(sync) do
+              if template.sync[key] ~= nil then template.sync[key] = value end
+            end
           end
+          if not has_value(template.gate, GATE_WAITING) then
+            emit_from_gate(template_id, template, ctx)
+            for key in pairs(template.gate) do template.gate[key] = GATE_WAITING end
+          end
+          store_task(template_id, template) -- same keys, same kind: no index changes
+          touched[template_id] = true
         end
-        if not has_value(template.gate, GATE_WAITING) then
-          emit_from_gate(template_id, template, ctx)
-          for key in pairs(template.gate) do template.gate[key] = GATE_WAITING end
-        end
-        store_task(template_id, template) -- same keys, same kind: no index changes
-        touched[template_id] = true
       end
     end
+    return touched
   end
-  return touched
+
+  gates_module = M
+  return M
 end
 
 local function delete(request, ctx)
-  local id, copy = request.id, request.copy
+  local id = request.id
 
   -- Step 2: load.
   local stored = load_task(id)
@@ -99,10 +112,9 @@ local function delete(request, ctx)
   -- Step 3: ownership, by worker labels; bypass skips it.
   if not request.bypass then
     local owner = owner_of(stored)
-    local claimed_by = label_set(copy.core, LABEL_WORKER)
-    if owner == nil or claimed_by == nil or owner ~= claimed_by then
+    if owner == nil or request.worker == nil or owner ~= request.worker then
       return redis.error_reply(E_TASK_OUTDATED .. ' delete: task ' .. id .. ' is not owned by the copy\'s worker "'
-        .. (claimed_by or '') .. '" (owner: "' .. (owner or '') .. '")')
+        .. (request.worker or '') .. '" (owner: "' .. (owner or '') .. '")')
     end
   end
 
@@ -131,17 +143,16 @@ local function delete(request, ctx)
   -- Step 5: gate accounting, when the copy holds a trigger value. The copy's
   -- gate keys are patterns over the keys of every gate template.
   local touched = {}
-  if has_value(copy.gate, GATE_TRIGGER) then touched = account_gates(copy, ctx) end
+  if request.gate ~= nil then touched = gates().account(request.gate, request.sync, ctx) end
 
   -- Step 6: an emitted child hands its sync to its template (or whatever task
   -- its root's object id names).
-  local root_id = label_set(copy.root, LABEL_OBJECT)
-  if root_id ~= nil and not is_empty(copy.sync) then
-    local target = load_task(root_id)
+  if request.root_id ~= nil and request.sync ~= nil then
+    local target = load_task(request.root_id)
     if target ~= nil then
-      target.sync = copy_map(copy.sync)
-      store_task(root_id, target) -- sync is not indexed
-      touched[root_id] = true
+      target.sync = copy_map(request.sync)
+      store_task(request.root_id, target) -- sync is not indexed
+      touched[request.root_id] = true
     end
   end
 
@@ -152,7 +163,15 @@ local function delete(request, ctx)
   return 1
 end
 
--- delete_request reads a delete's nine arguments from ARGV[first] on
+-- a label map the engine validated before sending it, or nil for ''
+local function optional_map(json)
+  if json == '' then return nil end
+  local ok, labels = pcall(cjson.decode, json)
+  if not ok or type(labels) ~= 'table' then return nil end
+  return labels
+end
+
+-- delete_request reads a delete's twelve arguments from ARGV[first] on
 local function delete_request(first)
   local tick_p1_ms = nil
   if ARGV[first + 8] == '-inf' then tick_p1_ms = -math.huge else tick_p1_ms = tonumber(ARGV[first + 8]) end
@@ -161,12 +180,15 @@ local function delete_request(first)
   return {
     now = tonumber(ARGV[first]),
     id = ARGV[first + 1],
-    copy = decode_task(ARGV[first + 2]),
+    worker = ARGV[first + 2] ~= '' and ARGV[first + 2] or nil,
     bypass = ARGV[first + 3] == '1',
     requeue = ARGV[first + 4] == '1',
     defer_ok = ARGV[first + 5] == '1',
     requeued = requeued,
     due_ms = tonumber(ARGV[first + 7]),
     tick_p1_ms = tick_p1_ms,
+    gate = optional_map(ARGV[first + 9]),
+    sync = optional_map(ARGV[first + 10]),
+    root_id = ARGV[first + 11] ~= '' and ARGV[first + 11] or nil,
   }
 end

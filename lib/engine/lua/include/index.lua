@@ -9,194 +9,214 @@
 -- ctx.expiry_ms    lease end of a new or renewed owner
 -- ctx.wake         set here: which workers have new claimable work ('' = any)
 -- ctx.next_due     set here: the earliest due time of a task put in `waiting`
+-- ctx.next_tick    set here: the earliest tick+1 of a template stored or advanced
+--
+-- Redis runs a script's whole chunk on every call, so each function defined
+-- costs every call. What most calls never need (roots, gates, children) lives
+-- in modules built on first use: links() and leaves().
 
 local ID_LENGTH = 26
 
--- a meta pair as one string: the key's length makes it unambiguous
-local function pair_code(key, value)
-  return #key .. ':' .. key .. value
-end
+-- links: the lex zsets that tie tasks together (gate keys, children, watched
+-- root pairs), built on first use
+local links_module = nil
+local function links()
+  if links_module ~= nil then return links_module end
+  local M = {}
 
--- ids of the members `<prefix>\0<id>` of a lex zset
-local function ids_under(key, prefix)
-  local members = redis.call('ZRANGEBYLEX', key, '[' .. prefix .. '\0', '[' .. prefix .. '\0\255')
-  local ids = {}
-  for _, member in ipairs(members) do
-    if string.sub(member, 1, -(ID_LENGTH + 2)) == prefix then
-      ids[#ids + 1] = string.sub(member, -ID_LENGTH)
-    end
-  end
-  return ids
-end
-
-local function count_pair(code, delta)
-  if redis.call('HINCRBY', K['pairs'], code, delta) <= 0 then redis.call('HDEL', K['pairs'], code) end
-end
-
--- Meta pairs are counted only for keys some leaf's exact root has named (the
--- `watched` keys): a queue that uses no roots pays nothing for them.
-local function count_pairs(meta, delta, watching)
-  if not watching or meta == nil or next(meta) == nil then return end
-  local keys = {}
-  for key in pairs(meta) do keys[#keys + 1] = key end
-  local flags = redis.call('HMGET', K['watched'], unpack(keys))
-  for index, key in ipairs(keys) do
-    if flags[index] then count_pair(pair_code(key, meta[key]), delta) end
-  end
-end
-
--- watch_key starts counting a meta key: once, it counts the pairs of every
--- stored task with that key (a scan of the queue), then every store keeps it.
-local function watch_key(key)
-  if redis.call('HSETNX', K['watched'], key, '1') == 0 then return end
-  local cursor = '0'
-  repeat
-    local reply = redis.call('HSCAN', K['tasks'], cursor, 'COUNT', 500)
-    cursor = reply[1]
-    local entries = reply[2]
-    for index = 1, #entries, 2 do
-      local task = decode_scanned(entries[index], entries[index + 1])
-      if task ~= nil and task.meta ~= nil and task.meta[key] ~= nil then
-        count_pair(pair_code(key, task.meta[key]), 1)
+  -- ids of the members `<prefix>\0<id>` of a lex zset
+  function M.ids_under(key, prefix)
+    local members = redis.call('ZRANGEBYLEX', key, '[' .. prefix .. '\0', '[' .. prefix .. '\0\255')
+    local ids = {}
+    for _, member in ipairs(members) do
+      if string.sub(member, 1, -(ID_LENGTH + 2)) == prefix then
+        ids[#ids + 1] = string.sub(member, -ID_LENGTH)
       end
     end
-  until cursor == '0'
+    return ids
+  end
+
+  function M.index_gate_template(id, gate, add)
+    for key in pairs(gate) do
+      if add then
+        redis.call('ZADD', K['gates'], 0, key .. '\0' .. id)
+      else
+        redis.call('ZREM', K['gates'], key .. '\0' .. id)
+      end
+    end
+    if add then redis.call('ZADD', K['gate-templates'], 0, id) else redis.call('ZREM', K['gate-templates'], id) end
+  end
+
+  -- ids of a template's children, oldest first
+  function M.children_of(template_id)
+    local members = redis.call('ZRANGEBYLEX', K['children'], '[' .. template_id, '[' .. template_id .. '\255')
+    local ids = {}
+    for _, member in ipairs(members) do
+      if #member == #template_id + ID_LENGTH and string.sub(member, 1, #template_id) == template_id then
+        ids[#ids + 1] = string.sub(member, -ID_LENGTH)
+      end
+    end
+    return ids
+  end
+
+  -- a cron template that lost its last child may need tick-1 maintenance
+  function M.child_gone(template_id)
+    if redis.call('ZSCORE', K['templates'], template_id) and #M.children_of(template_id) == 0 then
+      redis.call('ZADD', K['ticker-check'], '-inf', template_id)
+    end
+  end
+
+  links_module = M
+  return M
 end
 
--- Leaves: tasks with a root (not an emitted child's) that search deletes once
+-- leaves: tasks with a root (not an emitted child's) that search deletes once
 -- some other task's meta has their root. Only leaves search may delete are
 -- tracked: halted and broadcast leaves are exempt (semantics 3.2 phase 2).
+-- Built on first use: a queue without roots never needs it.
+local leaves_module = nil
+local function leaves()
+  if leaves_module ~= nil then return leaves_module end
+  local M = {}
 
--- the sorted keys of a root without patterns, or nil
-local function exact_root_keys(root)
-  local keys = sorted_keys(root)
-  for _, key in ipairs(keys) do
-    if not is_exact_key(key) or root[key] == '*' then return nil end
+  -- a meta pair as one string: the key's length makes it unambiguous
+  local function pair_code(key, value)
+    return #key .. ':' .. key .. value
   end
-  return keys
-end
 
--- a task other than leaf_id whose meta has the root, by scanning the queue
-local function scan_witness(leaf_id, root)
-  local cursor = '0'
-  repeat
-    local reply = redis.call('HSCAN', K['tasks'], cursor, 'COUNT', 500)
-    cursor = reply[1]
-    local entries = reply[2]
-    for index = 1, #entries, 2 do
-      local id = entries[index]
-      if id ~= leaf_id then
-        local task = decode_scanned(id, entries[index + 1])
-        if task ~= nil and has(task.meta, root) then return id end
+  local function count_pair(code, delta)
+    if redis.call('HINCRBY', K['pairs'], code, delta) <= 0 then redis.call('HDEL', K['pairs'], code) end
+  end
+
+  -- Meta pairs are counted only for keys some leaf's exact root has named (the
+  -- `watched` keys): a queue that uses no roots pays nothing for them.
+  function M.count_pairs(meta, delta)
+    if meta == nil or next(meta) == nil then return end
+    local keys = {}
+    for key in pairs(meta) do keys[#keys + 1] = key end
+    local flags = redis.call('HMGET', K['watched'], unpack(keys))
+    for index, key in ipairs(keys) do
+      if flags[index] then count_pair(pair_code(key, meta[key]), delta) end
+    end
+  end
+
+  -- watch_key starts counting a meta key: once, it counts the pairs of every
+  -- stored task with that key (a scan of the queue), then every store keeps it.
+  local function watch_key(key)
+    if redis.call('HSETNX', K['watched'], key, '1') == 0 then return end
+    local cursor = '0'
+    repeat
+      local reply = redis.call('HSCAN', K['tasks'], cursor, 'COUNT', 500)
+      cursor = reply[1]
+      local entries = reply[2]
+      for index = 1, #entries, 2 do
+        local task = decode_scanned(entries[index], entries[index + 1])
+        if task ~= nil and task.meta ~= nil and task.meta[key] ~= nil then
+          count_pair(pair_code(key, task.meta[key]), 1)
+        end
+      end
+    until cursor == '0'
+  end
+
+  -- the sorted keys of a root without patterns, or nil
+  local function exact_root_keys(root)
+    local keys = sorted_keys(root)
+    for _, key in ipairs(keys) do
+      if not is_exact_key(key) or root[key] == '*' then return nil end
+    end
+    return keys
+  end
+
+  -- a task other than leaf_id whose meta has the root, by scanning the queue
+  local function scan_witness(leaf_id, root)
+    local cursor = '0'
+    repeat
+      local reply = redis.call('HSCAN', K['tasks'], cursor, 'COUNT', 500)
+      cursor = reply[1]
+      local entries = reply[2]
+      for index = 1, #entries, 2 do
+        local id = entries[index]
+        if id ~= leaf_id then
+          local task = decode_scanned(id, entries[index + 1])
+          if task ~= nil and has(task.meta, root) then return id end
+        end
+      end
+    until cursor == '0'
+    return nil
+  end
+
+  -- whether every pair of an exact root is held by some task other than the leaf
+  local function root_pairs_held(leaf, keys)
+    for _, key in ipairs(keys) do
+      local value = leaf.root[key]
+      local count = tonumber(redis.call('HGET', K['pairs'], pair_code(key, value)) or '0')
+      if leaf.meta ~= nil and leaf.meta[key] == value then count = count - 1 end
+      if count <= 0 then return false end
+    end
+    return true
+  end
+
+  -- the id of a task making the leaf obsolete, '?' when the pair counts prove
+  -- one exists, or nil. Exact roots use the pair counts; patterns scan.
+  function M.find_witness(leaf_id, leaf)
+    local keys = exact_root_keys(leaf.root)
+    if keys ~= nil then
+      if not root_pairs_held(leaf, keys) then return nil end
+      if #keys == 1 then return '?' end
+    end
+    return scan_witness(leaf_id, leaf.root)
+  end
+
+  function M.register(id, task)
+    local keys = exact_root_keys(task.root)
+    if keys ~= nil then
+      for _, key in ipairs(keys) do watch_key(key) end
+      -- any task matching an exact root has its first pair: watch that one
+      redis.call('ZADD', K['watch'], 0, pair_code(keys[1], task.root[keys[1]]) .. '\0' .. id)
+    else
+      redis.call('ZADD', K['wild-leaves'], 0, id)
+    end
+    local witness = M.find_witness(id, task)
+    if witness ~= nil then redis.call('HSET', K['obsolete'], id, witness) end
+  end
+
+  function M.unregister(id, task)
+    local keys = exact_root_keys(task.root)
+    if keys ~= nil then
+      redis.call('ZREM', K['watch'], pair_code(keys[1], task.root[keys[1]]) .. '\0' .. id)
+    else
+      redis.call('ZREM', K['wild-leaves'], id)
+    end
+    redis.call('HDEL', K['obsolete'], id)
+  end
+
+  -- a task was stored with this meta: record it as the witness of every leaf
+  -- whose root it matches
+  function M.announce_meta(id, task, watching, wild)
+    local leaf_ids = {}
+    if watching and task.meta ~= nil then
+      for key, value in pairs(task.meta) do
+        for _, leaf_id in ipairs(links().ids_under(K['watch'], pair_code(key, value))) do leaf_ids[leaf_id] = true end
       end
     end
-  until cursor == '0'
-  return nil
-end
-
--- whether every pair of an exact root is held by some task other than the leaf
-local function root_pairs_held(leaf, keys)
-  for _, key in ipairs(keys) do
-    local value = leaf.root[key]
-    local count = tonumber(redis.call('HGET', K['pairs'], pair_code(key, value)) or '0')
-    if leaf.meta ~= nil and leaf.meta[key] == value then count = count - 1 end
-    if count <= 0 then return false end
-  end
-  return true
-end
-
--- the id of a task making the leaf obsolete, '?' when the pair counts prove
--- one exists, or nil. Exact roots use the pair counts; patterns scan.
-local function find_witness(leaf_id, leaf)
-  local keys = exact_root_keys(leaf.root)
-  if keys ~= nil then
-    if not root_pairs_held(leaf, keys) then return nil end
-    if #keys == 1 then return '?' end
-  end
-  return scan_witness(leaf_id, leaf.root)
-end
-
-local function register_leaf(id, task)
-  local keys = exact_root_keys(task.root)
-  if keys ~= nil then
-    for _, key in ipairs(keys) do watch_key(key) end
-    -- any task matching an exact root has its first pair: watch that one
-    redis.call('ZADD', K['watch'], 0, pair_code(keys[1], task.root[keys[1]]) .. '\0' .. id)
-  else
-    redis.call('ZADD', K['wild-leaves'], 0, id)
-  end
-  local witness = find_witness(id, task)
-  if witness ~= nil then redis.call('HSET', K['obsolete'], id, witness) end
-end
-
-local function unregister_leaf(id, task)
-  local keys = exact_root_keys(task.root)
-  if keys ~= nil then
-    redis.call('ZREM', K['watch'], pair_code(keys[1], task.root[keys[1]]) .. '\0' .. id)
-  else
-    redis.call('ZREM', K['wild-leaves'], id)
-  end
-  redis.call('HDEL', K['obsolete'], id)
-end
-
--- a task was stored with this meta: record it as the witness of every leaf
--- whose root it matches
-local function announce_meta(id, task, watching, wild)
-  local leaf_ids = {}
-  if watching and task.meta ~= nil then
-    for key, value in pairs(task.meta) do
-      for _, leaf_id in ipairs(ids_under(K['watch'], pair_code(key, value))) do leaf_ids[leaf_id] = true end
+    if wild then
+      for _, leaf_id in ipairs(redis.call('ZRANGE', K['wild-leaves'], 0, -1)) do leaf_ids[leaf_id] = true end
+    end
+    for leaf_id in pairs(leaf_ids) do
+      if leaf_id ~= id then
+        local leaf = load_task(leaf_id)
+        if leaf ~= nil and has(task.meta, leaf.root) then redis.call('HSET', K['obsolete'], leaf_id, id) end
+      end
     end
   end
-  if wild then
-    for _, leaf_id in ipairs(redis.call('ZRANGE', K['wild-leaves'], 0, -1)) do leaf_ids[leaf_id] = true end
-  end
-  for leaf_id in pairs(leaf_ids) do
-    if leaf_id ~= id then
-      local leaf = load_task(leaf_id)
-      if leaf ~= nil and has(task.meta, leaf.root) then redis.call('HSET', K['obsolete'], leaf_id, id) end
-    end
-  end
+
+  leaves_module = M
+  return M
 end
 
-local function same_keys(a, b)
-  for key in pairs(a) do
-    if b[key] == nil then return false end
-  end
-  for key in pairs(b) do
-    if a[key] == nil then return false end
-  end
-  return true
-end
-
-local function index_gate_template(id, gate, add)
-  for key in pairs(gate) do
-    if add then
-      redis.call('ZADD', K['gates'], 0, key .. '\0' .. id)
-    else
-      redis.call('ZREM', K['gates'], key .. '\0' .. id)
-    end
-  end
-  if add then redis.call('ZADD', K['gate-templates'], 0, id) else redis.call('ZREM', K['gate-templates'], id) end
-end
-
--- ids of a template's children, oldest first
-local function children_of(template_id)
-  local members = redis.call('ZRANGEBYLEX', K['children'], '[' .. template_id, '[' .. template_id .. '\255')
-  local ids = {}
-  for _, member in ipairs(members) do
-    if #member == #template_id + ID_LENGTH and string.sub(member, 1, #template_id) == template_id then
-      ids[#ids + 1] = string.sub(member, -ID_LENGTH)
-    end
-  end
-  return ids
-end
-
--- a cron template that lost its last child may need tick-1 maintenance
-local function child_gone(template_id)
-  if redis.call('ZSCORE', K['templates'], template_id) and #children_of(template_id) == 0 then
-    redis.call('ZADD', K['ticker-check'], '-inf', template_id)
-  end
+-- which leaf indexes exist: a queue without leaves skips their bookkeeping
+local function leaf_state()
+  return redis.call('HLEN', K['watched']) > 0, redis.call('EXISTS', K['wild-leaves']) == 1
 end
 
 -- where a candidate waits: `leases` when owned, `waiting` until due, else a
@@ -281,43 +301,41 @@ local function reindex_pools(id, old, new, os, ns, ctx)
   end
 end
 
--- which leaf indexes exist: a queue without leaves skips their bookkeeping
-local function leaf_state()
-  return redis.call('HLEN', K['watched']) > 0, redis.call('EXISTS', K['wild-leaves']) == 1
+-- the leaf and meta-pair bookkeeping of a change (only for queues with roots)
+local function reindex_leaves(id, old, new, os, ns, ctx)
+  local meta_changed = old == nil or new == nil or not same_map(old.meta, new.meta)
+  local old_leaf = os ~= nil and os.leaf
+  local new_leaf = ns ~= nil and ns.leaf
+  local leaf_changed = (old_leaf or new_leaf) and not (old_leaf and new_leaf and same_map(old.root, new.root))
+  if not meta_changed and not leaf_changed then return end
+  if ctx.watching == nil then ctx.watching, ctx.wild = leaf_state() end
+  if meta_changed and (ctx.watching or ctx.wild) then
+    if ctx.watching then
+      if old ~= nil then leaves().count_pairs(old.meta, -1) end
+      if new ~= nil then leaves().count_pairs(new.meta, 1) end
+    end
+    if new ~= nil then leaves().announce_meta(id, new, ctx.watching, ctx.wild) end
+  end
+  if leaf_changed then
+    if old_leaf then leaves().unregister(id, old) end
+    if new_leaf then
+      leaves().register(id, new)
+      ctx.watching, ctx.wild = leaf_state()
+    end
+  end
 end
 
 local function reindex(id, old, new, ctx)
   local os = old ~= nil and shape_of(old) or nil
   local ns = new ~= nil and shape_of(new) or nil
 
-  -- meta pairs, and the leaves a new meta makes obsolete
-  local meta_changed = old == nil or new == nil or not same_map(old.meta, new.meta)
-  local old_leaf = os ~= nil and os.leaf
-  local new_leaf = ns ~= nil and ns.leaf
-  local leaf_changed = not (old_leaf and new_leaf and same_map(old.root, new.root)) and (old_leaf or new_leaf)
-  if meta_changed or leaf_changed then
-    if ctx.watching == nil then ctx.watching, ctx.wild = leaf_state() end
-    if meta_changed then
-      if old ~= nil then count_pairs(old.meta, -1, ctx.watching) end
-      if new ~= nil then
-        count_pairs(new.meta, 1, ctx.watching)
-        if ctx.watching or ctx.wild then announce_meta(id, new, ctx.watching, ctx.wild) end
-      end
-    end
-    if leaf_changed then
-      if old_leaf then unregister_leaf(id, old) end
-      if new_leaf then
-        register_leaf(id, new)
-        ctx.watching, ctx.wild = leaf_state()
-      end
-    end
-  end
+  reindex_leaves(id, old, new, os, ns, ctx)
 
   local old_gate = os ~= nil and os.gate_template
   local new_gate = ns ~= nil and ns.gate_template
   if (old_gate or new_gate) and not (old_gate and new_gate and same_keys(old.gate, new.gate)) then
-    if old_gate then index_gate_template(id, old.gate, false) end
-    if new_gate then index_gate_template(id, new.gate, true) end
+    if old_gate then links().index_gate_template(id, old.gate, false) end
+    if new_gate then links().index_gate_template(id, new.gate, true) end
   end
 
   local old_broadcast = os ~= nil and os.broadcast
@@ -337,13 +355,14 @@ local function reindex(id, old, new, ctx)
     if new_template ~= nil then redis.call('ZADD', K['children'], 0, new_template .. id) end
     if old_template ~= nil then
       redis.call('ZREM', K['children'], old_template .. id)
-      child_gone(old_template)
+      links().child_gone(old_template)
     end
   end
 
   if ns ~= nil and ns.cron_template then
     if ctx.tick_p1_ms ~= nil then
       redis.call('ZADD', K['templates'], ctx.tick_p1_ms, id)
+      if ctx.next_tick == nil or ctx.tick_p1_ms < ctx.next_tick then ctx.next_tick = math.max(ctx.tick_p1_ms, 0) end
     elseif os == nil or not os.cron_template then
       redis.call('ZADD', K['templates'], '-inf', id) -- no tick+1 known: overdue
     end
@@ -365,12 +384,13 @@ local function new_context(now_ms)
   return { now = now_ms, wake = {} }
 end
 
--- publish_wakes tells idle workers about claimable work: one message per
--- script, listing '' for any worker and the targets of unicast tasks, and the
--- earliest due time of work that becomes claimable later
+-- publish_wakes tells workers about work: one message per script, listing ''
+-- for any worker and the targets of unicast tasks that became claimable (w),
+-- the earliest due time of work that becomes claimable later (d), and the
+-- earliest tick of a template stored or advanced (t)
 local function publish_wakes(ctx)
   local targets = {}
   for target in pairs(ctx.wake) do targets[#targets + 1] = target end
-  if #targets == 0 and ctx.next_due == nil then return end
-  redis.call('PUBLISH', K['signal'], cjson.encode({ w = targets, d = ctx.next_due }))
+  if #targets == 0 and ctx.next_due == nil and ctx.next_tick == nil then return end
+  redis.call('PUBLISH', K['signal'], cjson.encode({ w = targets, d = ctx.next_due, t = ctx.next_tick }))
 end

@@ -8,48 +8,100 @@
 -- request.filter     the decoded filter, or nil
 -- request.floor      broadcast tasks stored up to this sequence number are done
 --                    for this engine, or were created before it started
--- request.done       set of later broadcast ids this engine completed
--- request.leased     set of broadcast ids under this engine's local lease
+-- request.done       set of later broadcast ids this engine completed ('' in ARGV: none)
+-- request.leased     set of broadcast ids under this engine's local lease ('' in ARGV: none)
 -- request.start_ms   the engine's start instant
+-- request.exclude    set of ids the caller does not want (a worker's declined tasks)
 --
 -- Returns kind ('broadcast', 'task' or 'none'), id, record (stored form),
 -- floor (as a string), next due ms ('' unless 'none').
 
-local function search(request, ctx)
-  local now, worker, filter = request.now, request.worker, request.filter
-
-  -- Phase 1: the oldest broadcast task created after this engine started that
-  -- it has not completed and holds no local lease on. Writes nothing. The
-  -- index is in store order; the floor skips the run this engine is done with.
-  local function find_broadcast()
-    local floor = request.floor
-    local contiguous = true
-    local best_id, best_json = nil, nil
-    local from = '(' .. floor
-    while true do
-      local page = redis.call('ZRANGEBYSCORE', K['broadcast'], from, '+inf', 'WITHSCORES', 'LIMIT', 0, 100)
-      for index = 1, #page, 2 do
-        local id, sequence = page[index], page[index + 1]
-        if request.done[id] or creation_ms(id) <= request.start_ms then
-          if contiguous then floor = tonumber(sequence) end
-        else
-          contiguous = false
-          if not request.leased[id] and (best_id == nil or bytes_less(id, best_id)) then
-            local json = redis.call('HGET', K['tasks'], id)
-            local task = json and decode_stored(id, json)
-            if task ~= nil and (filter == nil or matches(task, filter)) then best_id, best_json = id, json end
+-- Phase 1: the oldest broadcast task created after this engine started that
+-- it has not completed and holds no local lease on. Writes nothing. The index
+-- is in store order; the floor skips the run this engine is done with.
+local function find_broadcast(request)
+  local floor = request.floor
+  local contiguous = true
+  local best_id, best_json = nil, nil
+  local from = '(' .. floor
+  while true do
+    local page = redis.call('ZRANGEBYSCORE', K['broadcast'], from, '+inf', 'WITHSCORES', 'LIMIT', 0, 100)
+    for index = 1, #page, 2 do
+      local id, sequence = page[index], page[index + 1]
+      if request.done[id] or creation_ms(id) <= request.start_ms then
+        if contiguous then floor = tonumber(sequence) end
+      else
+        contiguous = false
+        if not request.leased[id] and (best_id == nil or bytes_less(id, best_id)) then
+          local json = redis.call('HGET', K['tasks'], id)
+          local task = json and decode_stored(id, json)
+          if task ~= nil and (request.filter == nil or matches(task, request.filter)) then
+            best_id, best_json = id, json
           end
         end
       end
-      if #page < 200 then return best_id, best_json, floor end
-      from = '(' .. page[#page]
+    end
+    if #page < 200 then return best_id, best_json, floor end
+    from = '(' .. page[#page]
+  end
+end
+
+local function next_due()
+  local first = redis.call('ZRANGE', K['waiting'], 0, 0, 'WITHSCORES')
+  return first[2] or ''
+end
+
+-- Phase 2: exact and deferred tasks that became due join their ready pool,
+-- and leaves whose root some other task's meta has are deleted (judged
+-- against the queue as this step found it). Returns how many promoted tasks
+-- are due only by a later clock than this call's.
+local function search_phase_two(now, ctx)
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', K['waiting'], '-inf', now)) do
+    redis.call('ZREM', K['waiting'], id)
+    local task = load_task(id)
+    if task == nil then
+      redis.call('HDEL', K['due'], id)
+    else
+      local pool, member = pool_of(id, task, shape_of(task), math.huge, 0)
+      if pool ~= nil then
+        redis.call('ZADD', K[pool], 0, member)
+        redis.call('ZADD', K['promoted'], stored_due(id), id)
+      end
     end
   end
 
-  local function next_due()
-    local first = redis.call('ZRANGE', K['waiting'], 0, 0, 'WITHSCORES')
-    return first[2] or ''
+  local obsolete = {}
+  local entries = redis.call('HGETALL', K['obsolete'])
+  for index = 1, #entries, 2 do
+    local leaf_id, witness = entries[index], entries[index + 1]
+    local leaf = load_task(leaf_id)
+    local confirmed = false
+    if leaf ~= nil and shape_of(leaf).leaf then
+      if witness ~= '?' and witness ~= leaf_id then
+        local other = load_task(witness)
+        confirmed = other ~= nil and has(other.meta, leaf.root)
+      end
+      if not confirmed then
+        witness = leaves().find_witness(leaf_id, leaf)
+        confirmed = witness ~= nil
+        if confirmed then redis.call('HSET', K['obsolete'], leaf_id, witness) end
+      end
+    end
+    if confirmed then
+      obsolete[#obsolete + 1] = { leaf_id, leaf }
+    else
+      redis.call('HDEL', K['obsolete'], leaf_id)
+    end
   end
+  for _, pair in ipairs(obsolete) do remove_task(pair[1], pair[2], ctx) end
+
+  -- a search whose clock is behind an earlier one neither counts nor picks
+  -- exact and deferred tasks that are due only by the other's clock
+  return redis.call('ZCOUNT', K['promoted'], '(' .. now, '+inf')
+end
+
+local function search(request, ctx)
+  local now, worker, filter = request.now, request.worker, request.filter
 
   -- most queues have no broadcast, waiting, obsolete or promoted tasks: one
   -- call tells whether those phases have anything to do
@@ -58,59 +110,13 @@ local function search(request, ctx)
   local floor = request.floor
   if optional and redis.call('EXISTS', K['broadcast']) == 1 then
     local broadcast_id, broadcast
-    broadcast_id, broadcast, floor = find_broadcast()
+    broadcast_id, broadcast, floor = find_broadcast(request)
     if broadcast ~= nil then return 'broadcast', broadcast_id, broadcast, string.format('%d', floor), '' end
   end
   floor = string.format('%d', floor)
 
-  local late = 0 -- exact and deferred tasks in a ready pool that are due only by a later clock
-  if optional then
-    -- Phase 2a: exact and deferred tasks that became due join their ready pool.
-    for _, id in ipairs(redis.call('ZRANGEBYSCORE', K['waiting'], '-inf', now)) do
-      redis.call('ZREM', K['waiting'], id)
-      local task = load_task(id)
-      if task == nil then
-        redis.call('HDEL', K['due'], id)
-      else
-        local pool, member = pool_of(id, task, shape_of(task), math.huge, 0)
-        if pool ~= nil then
-          redis.call('ZADD', K[pool], 0, member)
-          redis.call('ZADD', K['promoted'], stored_due(id), id)
-        end
-      end
-    end
-
-    -- Phase 2b: leaves whose root some other task's meta has are deleted,
-    -- judged against the queue as this step found it.
-    local obsolete = {}
-    local entries = redis.call('HGETALL', K['obsolete'])
-    for index = 1, #entries, 2 do
-      local leaf_id, witness = entries[index], entries[index + 1]
-      local leaf = load_task(leaf_id)
-      local confirmed = false
-      if leaf ~= nil and shape_of(leaf).leaf then
-        if witness ~= '?' and witness ~= leaf_id then
-          local other = load_task(witness)
-          confirmed = other ~= nil and has(other.meta, leaf.root)
-        end
-        if not confirmed then
-          witness = find_witness(leaf_id, leaf)
-          confirmed = witness ~= nil
-          if confirmed then redis.call('HSET', K['obsolete'], leaf_id, witness) end
-        end
-      end
-      if confirmed then
-        obsolete[#obsolete + 1] = { leaf_id, leaf }
-      else
-        redis.call('HDEL', K['obsolete'], leaf_id)
-      end
-    end
-    for _, pair in ipairs(obsolete) do remove_task(pair[1], pair[2], ctx) end
-
-    -- A search whose clock is behind an earlier one neither counts nor picks
-    -- exact and deferred tasks that are due only by the other's clock.
-    late = redis.call('ZCOUNT', K['promoted'], '(' .. now, '+inf')
-  end
+  local late = 0
+  if optional then late = search_phase_two(now, ctx) end
 
   -- Phase 3: the balancing share gate.
   local plain = redis.call('ZCARD', K['ready'])
@@ -128,7 +134,7 @@ local function search(request, ctx)
       own = count
     elseif count >= 1 then
       workers = workers + 1
-      if js_less(other, worker) then before = before + 1 end
+      if order().js_less(other, worker) then before = before + 1 end
     end
   end
   local share = math.floor(candidates / workers)
@@ -137,7 +143,9 @@ local function search(request, ctx)
 
   -- Phase 4: the oldest unicast task for this worker, else the oldest `any` task.
   local picked_id, picked = nil, nil
+  local excluded = request.exclude
   local function try(id)
+    if excluded[id] then return false end
     local task = load_task(id)
     if task == nil then return false end
     if filter ~= nil and not matches(task, filter) then return false end
@@ -147,9 +155,20 @@ local function search(request, ctx)
     picked_id, picked = id, task
     return true
   end
-  if unicast > 0 then each_under(K['ready-uni'], worker, try) end
+  if unicast > 0 then order().each_under(K['ready-uni'], worker, try) end
   if picked == nil and plain + with_cron > 0 then
-    if with_cron == 0 then each_in(K['ready'], try) else each_merged(K['ready'], K['ready-cron'], try) end
+    if filter == nil and with_cron == 0 and next(excluded) == nil then
+      -- the common case: the head of `ready` (an id without a record is dropped)
+      while picked == nil do
+        local head = redis.call('ZRANGE', K['ready'], 0, 0)[1]
+        if head == nil then break end
+        if not try(head) then redis.call('ZREM', K['ready'], head) end
+      end
+    elseif with_cron == 0 then
+      order().each_in(K['ready'], try)
+    else
+      order().each_merged(K['ready'], K['ready-cron'], try)
+    end
   end
   if picked == nil then return 'none', '', '', floor, next_due() end
 
@@ -166,11 +185,12 @@ end
 
 local function id_set(json)
   local set = {}
+  if json == '' then return set end
   for _, id in ipairs(cjson.decode(json)) do set[id] = true end
   return set
 end
 
--- search_request reads a search's nine arguments from ARGV[first] on
+-- search_request reads a search's ten arguments from ARGV[first] on
 local function search_request(first)
   local filter = nil
   if ARGV[first + 4] ~= '' then filter = decode_task(ARGV[first + 4]) end
@@ -184,5 +204,6 @@ local function search_request(first)
     done = id_set(ARGV[first + 6]),
     leased = id_set(ARGV[first + 7]),
     start_ms = tonumber(ARGV[first + 8]),
+    exclude = id_set(ARGV[first + 9]),
   }
 end

@@ -122,6 +122,16 @@ local function same_map(a, b)
   return true
 end
 
+local function same_keys(a, b)
+  for key in pairs(a) do
+    if b[key] == nil then return false end
+  end
+  for key in pairs(b) do
+    if a[key] == nil then return false end
+  end
+  return true
+end
+
 -- a label is set when its value is a non-empty string
 local function label_set(labels, key)
   if labels == nil then return nil end
