@@ -22,7 +22,6 @@ export default {
       globalSetup: '<rootDir>/conformance/harness/global-setup.js',
       globalTeardown: '<rootDir>/conformance/harness/global-teardown.js',
       setupFilesAfterEnv: ['<rootDir>/conformance/harness/after-env.ts'],
-      testTimeout: 60_000,
     },
   ],
 };

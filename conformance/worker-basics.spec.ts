@@ -3,7 +3,16 @@ import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import type { Handler } from '../lib/worker/handler.js';
 import { Worker } from '../lib/worker/worker.js';
-import { idOf, next, signal, stored, until, useWorkerQueue, within } from './harness/worker.js';
+import {
+  idOf,
+  next,
+  signal,
+  stored,
+  until,
+  useWorkerQueue,
+  within,
+  resolved,
+} from './harness/worker.js';
 
 const kind = (name: string) => (task: Task) => has(task.meta, { kind: name });
 
@@ -38,8 +47,9 @@ describe('Worker: search, ensure, delete', () => {
       queue().worker(queue().live('eth'), [handler], options),
     ];
     await Promise.all(workers.map((worker) => worker.start()));
-    const ensured = () => workers.reduce((sum, worker) => sum + queue().log(worker).ensured.length, 0);
-    await until(() => ensured() >= total, 20_000, `${total} tasks ensured`);
+    const ensured = () =>
+      workers.reduce((sum, worker) => sum + queue().log(worker).ensured.length, 0);
+    await until(() => ensured() >= total, 15_000, `${total} tasks ensured`);
 
     expect(calls.size).toBe(total);
     expect([...calls.values()].every((count) => count === 1)).toBe(true);
@@ -48,32 +58,39 @@ describe('Worker: search, ensure, delete', () => {
     expect(await eon.exists({ meta: { '*': '*' } })).toBe(false);
     for (const worker of workers) {
       const log = queue().log(worker);
-      expect({ failed: log.failed, lost: log.lost, declined: log.declined, errors: log.errors }).toEqual(
-        { failed: [], lost: [], declined: [], errors: [] },
-      );
+      expect({
+        failed: log.failed,
+        lost: log.lost,
+        declined: log.declined,
+        errors: log.errors,
+      }).toEqual({ failed: [], lost: [], declined: [], errors: [] });
       expect(log.ensured.length).toBeGreaterThan(0); // all three took part
     }
-  });
+  }, 20_000);
 
   it('runs up to concurrency ensures at once and leaves the other tasks unclaimed', async () => {
     const eon = queue().live('eon');
     const gate = signal();
     let running = 0;
     let most = 0;
-    const worker = queue().worker(eon, [
-      {
-        filter: kind('slow'),
-        ensure: async () => {
-          running++;
-          most = Math.max(most, running);
-          await gate.promise;
-          running--;
+    const worker = queue().worker(
+      eon,
+      [
+        {
+          filter: kind('slow'),
+          ensure: async () => {
+            running++;
+            most = Math.max(most, running);
+            await gate.promise;
+            running--;
+          },
         },
-      },
-    ], { concurrency: 3 });
+      ],
+      { concurrency: 3 },
+    );
     for (let n = 0; n < 5; n++) await eon.create({ meta: { kind: 'slow', n: String(n) } });
     await worker.start();
-    await until(() => running === 3, 5_000, 'three ensures running');
+    await until(() => running === 3, 3_000, 'three ensures running');
 
     const tasks = await eon.lister({ meta: { '*': '*' } });
     expect(tasks.map((task) => task.core?.[Label.Worker] ?? 'none')).toEqual([
@@ -84,7 +101,7 @@ describe('Worker: search, ensure, delete', () => {
       'none',
     ]);
     gate.resolve();
-    await until(() => queue().log(worker).ensured.length === 5, 5_000, 'all five ensured');
+    await until(() => queue().log(worker).ensured.length === 5, 3_000, 'all five ensured');
     expect(most).toBe(3);
   });
 
@@ -92,14 +109,14 @@ describe('Worker: search, ensure, delete', () => {
     const eon = queue().live('eon');
     const ran: string[] = [];
     const worker = queue().worker(eon, [
-      { filter: kind('a'), ensure: async (task) => void ran.push(`first:${task.meta?.['kind']}`) },
-      { filter: () => true, ensure: async (task) => void ran.push(`second:${task.meta?.['kind']}`) },
+      { filter: kind('a'), ensure: (task) => resolved(ran.push(`first:${task.meta?.['kind']}`)) },
+      { filter: () => true, ensure: (task) => resolved(ran.push(`second:${task.meta?.['kind']}`)) },
     ]);
     await worker.start();
-    const a = next(worker, 'task:ensured', 5_000, (task) => task.meta?.['kind'] === 'a');
+    const a = next(worker, 'task:ensured', 3_000, (task) => task.meta?.['kind'] === 'a');
     await eon.create({ meta: { kind: 'a' } });
     await a;
-    const b = next(worker, 'task:ensured', 5_000, (task) => task.meta?.['kind'] === 'b');
+    const b = next(worker, 'task:ensured', 3_000, (task) => task.meta?.['kind'] === 'b');
     await eon.create({ meta: { kind: 'b' } });
     await b;
     expect(ran).toEqual(['first:a', 'second:b']);
@@ -118,7 +135,7 @@ describe('Worker: search, ensure, delete', () => {
       },
     ]);
     await worker.start();
-    const ensured = next(worker, 'task:ensured', 5_000);
+    const ensured = next(worker, 'task:ensured', 3_000);
     const created = await eon.create({ meta: { kind: 'a' } });
     const [task, info] = await ensured;
 
@@ -146,14 +163,14 @@ describe('Worker: search, ensure, delete', () => {
     ]);
     await worker.start();
     await eon.create({ meta: { kind: 'pages' } });
-    await until(() => queue().log(worker).ensured.length === 3, 5_000, 'three pages ensured');
+    await until(() => queue().log(worker).ensured.length === 3, 3_000, 'three pages ensured');
 
     expect(pages).toEqual([undefined, '1', '2']);
-    expect(queue().log(worker).ensured.map((task) => task.core?.[Label.Cycles])).toEqual([
-      undefined,
-      '1',
-      '2',
-    ]);
+    expect(
+      queue()
+        .log(worker)
+        .ensured.map((task) => task.core?.[Label.Cycles]),
+    ).toEqual([undefined, '1', '2']);
     expect(await eon.exists({ meta: { '*': '*' } })).toBe(false);
   });
 
@@ -167,7 +184,7 @@ describe('Worker: search, ensure, delete', () => {
       },
     ]);
     await worker.start();
-    const failed = next(worker, 'task:failed', 5_000);
+    const failed = next(worker, 'task:failed', 3_000);
     const created = await eon.create({ meta: { kind: 'a' } });
     const [task, error] = await failed;
 
@@ -191,7 +208,7 @@ describe('Worker: search, ensure, delete', () => {
       },
     ]);
     await worker.start();
-    const failed = next(worker, 'task:failed', 5_000);
+    const failed = next(worker, 'task:failed', 3_000);
     const created = await eon.create({ meta: { kind: 'a' } });
     const [, error] = await failed;
 
@@ -207,7 +224,7 @@ describe('Worker: search, ensure, delete', () => {
       { filter: kind('retry'), ensure: () => Promise.reject(new Error('first attempt fails')) },
     ]);
     await failing.start();
-    const failed = next(failing, 'task:failed', 5_000);
+    const failed = next(failing, 'task:failed', 3_000);
     const created = await eon.create({ meta: { kind: 'retry' } });
     await failed;
     // stop() leaves a failed task owned: only expire gives it back
@@ -217,10 +234,10 @@ describe('Worker: search, ensure, delete', () => {
     let retried: Task | undefined;
     const retrying = queue().worker(
       etw,
-      [{ filter: kind('retry'), ensure: async (task) => void (retried = structuredClone(task)) }],
+      [{ filter: kind('retry'), ensure: (task) => resolved((retried = structuredClone(task))) }],
       { background: true, expireInterval: 50 },
     );
-    const ensured = next(retrying, 'task:ensured', 5_000);
+    const ensured = next(retrying, 'task:ensured', 3_000);
     await retrying.start();
     const [task] = await ensured;
 
@@ -236,7 +253,9 @@ describe('Worker: search, ensure, delete', () => {
     expect(() => new Worker(eon, [], { concurrency: 1.5 })).toThrow(TypeError);
     expect(() => new Worker(eon, [], { expireInterval: -1 })).toThrow(/expireInterval/);
     expect(() => new Worker(eon, [], { tickerInterval: 0 })).toThrow(/tickerInterval/);
-    expect(() => new Worker(eon, [], { concurrency: 2, expireInterval: 10, tickerInterval: 10 })).not.toThrow();
+    expect(
+      () => new Worker(eon, [], { concurrency: 2, expireInterval: 10, tickerInterval: 10 }),
+    ).not.toThrow();
   });
 
   it('can be started only once', async () => {

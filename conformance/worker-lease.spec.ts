@@ -3,7 +3,7 @@ import { has } from '../lib/matcher/matcher.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { parseTime } from '../lib/task/time.js';
-import type { EnsureContext, Handler } from '../lib/worker/handler.js';
+import type { EnsureContext } from '../lib/worker/handler.js';
 import {
   aborted,
   idOf,
@@ -14,6 +14,7 @@ import {
   until,
   useWorkerQueue,
   within,
+  resolved,
 } from './harness/worker.js';
 
 const kind = (name: string) => (task: Task) => has(task.meta, { kind: name });
@@ -41,7 +42,7 @@ describe('Worker leases', () => {
                 if (expiryLabel !== undefined) expiries.add(expiryLabel);
                 return expiries.size >= 6;
               },
-              10_000,
+              4_000,
               'five lease renewals',
             );
           },
@@ -52,12 +53,19 @@ describe('Worker leases', () => {
     const otherCalls: string[] = [];
     const other = queue().worker(
       etw,
-      [{ filter: kind('long'), ensure: async (task) => void otherCalls.push(idOf(task)) }],
+      [{ filter: kind('long'), ensure: (task) => resolved(otherCalls.push(idOf(task))) }],
       { background: true, expireInterval: 25, pollInterval: 20 },
     );
-    await Promise.all([holder.start(), other.start()]);
-    const ensured = next(holder, 'task:ensured', 10_000);
+    await holder.start();
+    const ensured = next(holder, 'task:ensured', 4_000);
     const created = await eon.create({ meta: { kind: 'long' } });
+    // the other worker starts once the holder owns the task, and searches every 20 ms
+    await until(
+      async () => (await stored(eon, idOf(created)))?.core?.[Label.Worker] === 'eon',
+      2_000,
+      'eon claimed',
+    );
+    await other.start();
     const [task] = await ensured;
 
     expect(idOf(task)).toBe(idOf(created));
@@ -73,7 +81,7 @@ describe('Worker leases', () => {
   it('renews the lease from now when a handler calls context.extend()', async () => {
     const expiry = 60_000;
     const eon = queue().live('eon', { expiry });
-    const leases: { claimed: string; extended: string; extendedAt: number } | undefined[] = [];
+    const leases: { claimed: string; extended: string; extendedAt: number }[] = [];
     const worker = queue().worker(
       eon,
       [
@@ -92,12 +100,14 @@ describe('Worker leases', () => {
       { autoExtend: false },
     );
     await worker.start();
-    const ensured = next(worker, 'task:ensured', 5_000);
+    const ensured = next(worker, 'task:ensured', 3_000);
     await eon.create({ meta: { kind: 'a' } });
     await ensured;
 
-    const [lease] = leases as { claimed: string; extended: string; extendedAt: number }[];
-    expect(parseTime(lease!.extended).getTime()).toBeGreaterThan(parseTime(lease!.claimed).getTime());
+    const [lease] = leases;
+    expect(parseTime(lease!.extended).getTime()).toBeGreaterThan(
+      parseTime(lease!.claimed).getTime(),
+    );
     expect(parseTime(lease!.extended).getTime()).toBeGreaterThanOrEqual(lease!.extendedAt + expiry);
   });
 
@@ -113,8 +123,8 @@ describe('Worker leases', () => {
           filter: kind('a'),
           ensure: async (task, context) => {
             while (extended.length < 6) {
-              await next(holder, 'expire:done', 5_000);
-              await next(holder, 'expire:done', 5_000);
+              await next(holder, 'expire:done', 2_000);
+              await next(holder, 'expire:done', 2_000);
               await context.extend();
               extended.push((await stored(eon, idOf(task)))?.core?.[Label.Expiry] ?? '');
             }
@@ -126,12 +136,18 @@ describe('Worker leases', () => {
     const otherCalls: string[] = [];
     const other = queue().worker(
       etw,
-      [{ filter: kind('a'), ensure: async (task) => void otherCalls.push(idOf(task)) }],
+      [{ filter: kind('a'), ensure: (task) => resolved(otherCalls.push(idOf(task))) }],
       { pollInterval: 20 },
     );
-    await Promise.all([holder.start(), other.start()]);
-    const ensured = next(holder, 'task:ensured', 10_000);
-    await eon.create({ meta: { kind: 'a' } });
+    await holder.start();
+    const ensured = next(holder, 'task:ensured', 4_000);
+    const created = await eon.create({ meta: { kind: 'a' } });
+    await until(
+      async () => (await stored(eon, idOf(created)))?.core?.[Label.Worker] === 'eon',
+      2_000,
+      'eon claimed',
+    );
+    await other.start();
     const [task] = await ensured;
 
     expect(otherCalls).toEqual([]);
@@ -169,8 +185,8 @@ describe('Worker leases', () => {
     );
     await worker.start();
     await eon.create({ core: { [Label.Cancel]: '5' }, meta: { kind: 'a' } });
-    const task = await within(started.promise, 5_000, 'ensure started');
-    const lost = next(worker, 'task:lost', 5_000);
+    const task = await within(started.promise, 3_000, 'ensure started');
+    const lost = next(worker, 'task:lost', 3_000);
     await eon.cycles(task);
     go.resolve();
     const [lostTask, lostError] = await lost;
@@ -195,17 +211,14 @@ describe('Worker leases', () => {
           visits.push(visit);
           if (visits.length > 1) return; // the second visit completes the task
           started.resolve(task);
-          visit.reason = await within(aborted(context.signal), 5_000, 'signal aborted');
+          visit.reason = await within(aborted(context.signal), 3_000, 'signal aborted');
         },
       },
     ]);
     await worker.start();
     const created = await eon.create({ core: { [Label.Cancel]: '5' }, meta: { kind: 'a' } });
-    const task = await within(started.promise, 5_000, 'ensure started');
-    const [ensured] = await Promise.all([
-      next(worker, 'task:ensured', 5_000),
-      eon.cycles(task),
-    ]);
+    const task = await within(started.promise, 3_000, 'ensure started');
+    const [ensured] = await Promise.all([next(worker, 'task:ensured', 3_000), eon.cycles(task)]);
 
     const { lost } = queue().log(worker);
     expect(lost).toHaveLength(1);
@@ -228,26 +241,30 @@ describe('Worker leases', () => {
         filter: kind('a'),
         ensure: async (task, context) => {
           started.resolve(task);
-          reason = await within(aborted(context.signal), 5_000, 'signal aborted');
+          reason = await within(aborted(context.signal), 3_000, 'signal aborted');
         },
       },
       { filter: kind('b'), ensure: () => Promise.resolve() },
     ]);
     await worker.start();
     await eon.create({ meta: { kind: 'a' } });
-    const task = await within(started.promise, 5_000, 'ensure started');
-    const lost = next(worker, 'task:lost', 5_000);
+    const task = await within(started.promise, 3_000, 'ensure started');
+    const lost = next(worker, 'task:lost', 3_000);
     await eon.delete({ ...task, core: { ...task.core, [Label.Bypass]: 'true' } });
     const [, error] = await lost;
 
     expect(error).toBeInstanceOf(TaskNotFoundError);
-    await until(() => reason !== undefined, 5_000, 'ensure saw the abort');
+    await until(() => reason !== undefined, 3_000, 'ensure saw the abort');
     expect(reason).toBe(error);
-    const b = next(worker, 'task:ensured', 5_000);
+    const b = next(worker, 'task:ensured', 3_000);
     await eon.create({ meta: { kind: 'b' } });
     const [ensured] = await b;
     expect(ensured.meta).toEqual({ kind: 'b' });
-    expect(queue().log(worker).ensured.map((t) => t.meta?.['kind'])).toEqual(['b']);
+    expect(
+      queue()
+        .log(worker)
+        .ensured.map((t) => t.meta?.['kind']),
+    ).toEqual(['b']);
   });
 
   it('aborts the signal, emits task:lost and does not delete when a handler outlives its lease without extending', async () => {
@@ -265,7 +282,7 @@ describe('Worker leases', () => {
           // outlives its lease: runs until another worker has taken the task over
           ensure: async (_task, context) => {
             eonSignal = context.signal;
-            await within(etwStarted.promise, 5_000, 'etw took the task over');
+            await within(etwStarted.promise, 3_000, 'etw took the task over');
           },
         },
       ],
@@ -274,7 +291,7 @@ describe('Worker leases', () => {
     slow.on('task:lost', () => eonLost.resolve());
     await slow.start();
     const created = await eon.create({ meta: { kind: 'a' } });
-    await until(() => eonSignal !== undefined, 5_000, 'eon started ensure');
+    await until(() => eonSignal !== undefined, 3_000, 'eon started ensure');
 
     let etwSaw: Task | undefined;
     const taker = queue().worker(etw, [
@@ -284,11 +301,11 @@ describe('Worker leases', () => {
           etwSaw = structuredClone(task);
           etwStarted.resolve(task);
           // finish only after eon's worker gave up, so its delete finds the task owned by etw
-          await within(eonLost.promise, 5_000, 'eon lost the task');
+          await within(eonLost.promise, 3_000, 'eon lost the task');
         },
       },
     ]);
-    const ensured = next(taker, 'task:ensured', 10_000);
+    const ensured = next(taker, 'task:ensured', 4_000);
     await taker.start();
     const [done] = await ensured;
 
@@ -303,33 +320,75 @@ describe('Worker leases', () => {
     expect(await eon.exists({ meta: { '*': '*' } })).toBe(false);
   });
 
-  it('does not abort the signal of an ensure whose lease is simply kept (no spurious task:lost)', async () => {
-    const expiry = 200;
-    const eon = queue().live('eon', { expiry });
-    let renewals = 0;
-    const handler: Handler = {
-      filter: kind('a'),
-      ensure: async (task, context) => {
-        let last = task.core?.[Label.Expiry];
-        await until(
-          async () => {
-            const now = (await stored(eon, idOf(task)))?.core?.[Label.Expiry];
-            if (now !== last) renewals++;
-            last = now;
-            return renewals >= 3 || context.signal.aborted;
+  it('emits task:lost instead of task:ensured when the final delete finds the task gone (autoExtend off)', async () => {
+    const eon = queue().live('eon', { expiry: 60_000 });
+    const started = signal<Task>();
+    const go = signal();
+    let signalOfEnsure: AbortSignal | undefined;
+    const worker = queue().worker(
+      eon,
+      [
+        {
+          filter: kind('a'),
+          ensure: async (task, context) => {
+            signalOfEnsure = context.signal;
+            started.resolve(task);
+            await go.promise;
           },
-          5_000,
-          'three renewals',
-        );
-        if (context.signal.aborted) throw new Error('aborted');
-      },
-    };
-    const worker = queue().worker(eon, [handler], { background: true, expireInterval: 20 });
+        },
+      ],
+      { autoExtend: false },
+    );
     await worker.start();
-    const ensured = next(worker, 'task:ensured', 5_000);
     await eon.create({ meta: { kind: 'a' } });
-    await ensured;
-    expect(queue().log(worker).failed).toEqual([]);
-    expect(queue().log(worker).lost).toEqual([]);
+    const task = await within(started.promise, 3_000, 'ensure started');
+    await eon.delete({ ...task, core: { ...task.core, [Label.Bypass]: 'true' } });
+    const lost = next(worker, 'task:lost', 3_000);
+    go.resolve();
+    const [lostTask, error] = await lost;
+
+    expect(idOf(lostTask)).toBe(idOf(task));
+    expect(error).toBeInstanceOf(TaskNotFoundError);
+    expect(signalOfEnsure?.aborted).toBe(true);
+    expect(queue().log(worker).ensured).toEqual([]);
+    expect(queue().log(worker).errors).toEqual([]);
+  });
+
+  it('does not run a task twice at once when its lapsed lease is revoked and the same worker claims it again', async () => {
+    const eon = queue().live('eon', { expiry: 300 });
+    let calls = 0;
+    const reclaimed = signal();
+    const worker = queue().worker(
+      eon,
+      [
+        {
+          filter: kind('a'),
+          ensure: async () => {
+            calls++;
+            if (calls === 1) await within(reclaimed.promise, 3_000, 'the task claimed again');
+          },
+        },
+      ],
+      { concurrency: 2, autoExtend: false, background: true, expireInterval: 25 },
+    );
+    await worker.start();
+    const created = await eon.create({ meta: { kind: 'a' } });
+    // the lease lapses, expire revokes it (cycles 1), and the idle slot claims it again
+    await until(
+      async () => (await stored(eon, idOf(created)))?.core?.[Label.Cycles] === '1',
+      3_000,
+      'the lapsed lease revoked',
+    );
+    await until(
+      async () => (await stored(eon, idOf(created)))?.core?.[Label.Worker] === 'eon',
+      3_000,
+      'the task claimed again by eon',
+    );
+    reclaimed.resolve();
+    await until(() => queue().log(worker).ensured.length === 1, 3_000, 'the task ensured');
+
+    expect(calls).toBe(1);
+    expect(await eon.exists({ meta: { '*': '*' } })).toBe(false);
+    expect(queue().log(worker).ensured.map(idOf)).toEqual([idOf(created)]);
   });
 });

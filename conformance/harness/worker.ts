@@ -47,7 +47,11 @@ export function useWorkerQueue(): () => WorkerQueue {
   afterEach(async () => {
     const stopping = workers;
     workers = [];
-    await Promise.all(stopping.map(({ worker }) => worker.stop()));
+    await within(
+      Promise.all(stopping.map(({ worker }) => worker.stop())),
+      4_000,
+      'the workers of the test stopped',
+    );
   });
   const queue = useQueue();
   return () => {
@@ -189,4 +193,10 @@ export async function stored(engine: Engine, id: string): Promise<Task | undefin
 /** laterMillisecond resolves once the system clock has moved past the given instant. */
 export async function laterMillisecond(after: number = systemClock().getTime()): Promise<void> {
   while (systemClock().getTime() <= after) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** resolved ignores its argument (evaluated by the caller) and resolves: for one-line ensures. */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars
+export function resolved(_effect?: unknown): Promise<void> {
+  return Promise.resolve();
 }

@@ -14,6 +14,9 @@ export class BackgroundLoop {
   private lock: Lock | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private plannedAt: number | undefined;
+  /** a run asked for (runIn) while another was under way */
+  private requestedAt: number | undefined;
   private active = false;
 
   constructor(
@@ -36,9 +39,17 @@ export class BackgroundLoop {
     this.plan(0);
   }
 
-  /** runNow runs the chore at once if this worker holds (or gets) the lease. */
-  runNow(): void {
-    if (this.active) this.plan(0);
+  /** runIn brings the next run forward to delayMs from now, when it was planned later. */
+  runIn(delayMs: number): void {
+    if (!this.active) return;
+    const at = performance.now() + delayMs;
+    if (this.running !== undefined) {
+      // a run is under way: it plans the next one when it ends, and heeds this
+      if (this.requestedAt === undefined || at < this.requestedAt) this.requestedAt = at;
+      return;
+    }
+    if (this.plannedAt !== undefined && this.plannedAt <= at) return;
+    this.plan(delayMs);
   }
 
   async stop(): Promise<void> {
@@ -59,7 +70,9 @@ export class BackgroundLoop {
   private plan(delayMs: number): void {
     clearTimeout(this.timer);
     if (!this.active) return;
+    this.plannedAt = performance.now() + delayMs;
     this.timer = setTimeout(() => {
+      this.plannedAt = undefined;
       this.running = this.tick().finally(() => {
         this.running = undefined;
       });
@@ -78,6 +91,10 @@ export class BackgroundLoop {
       }
     } catch (error) {
       this.onError(error);
+    }
+    if (this.requestedAt !== undefined) {
+      next = Math.max(0, Math.min(next, this.requestedAt - performance.now()));
+      this.requestedAt = undefined;
     }
     this.plan(next);
   }

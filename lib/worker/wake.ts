@@ -17,6 +17,8 @@ export class WakeUp {
   private dueAtMs: number | undefined;
   private subscriber: RedisClient | undefined;
   private closed = false;
+  /** called with the engine-time instant of a template tick announced on the channel */
+  onTick: ((tickMs: number) => void) | undefined;
 
   constructor(
     private readonly client: RedisClient,
@@ -35,6 +37,9 @@ export class WakeUp {
   async start(): Promise<void> {
     const subscriber = this.client.duplicate();
     subscriber.on('error', this.onError);
+    // Messages sent while the subscription was down are lost: after every
+    // (re)connection, search once.
+    subscriber.on('ready', () => this.notify());
     subscriber.on('message', (channel: string, message: string) => {
       if (channel === this.channel) this.onMessage(message);
     });
@@ -113,9 +118,9 @@ export class WakeUp {
   }
 
   private onMessage(message: string): void {
-    let parsed: { w?: unknown; d?: unknown };
+    let parsed: { w?: unknown; d?: unknown; t?: unknown };
     try {
-      parsed = JSON.parse(message) as { w?: unknown; d?: unknown };
+      parsed = JSON.parse(message) as { w?: unknown; d?: unknown; t?: unknown };
     } catch {
       return;
     }
@@ -123,5 +128,6 @@ export class WakeUp {
     const targets = Array.isArray(parsed.w) ? parsed.w : [];
     if (targets.includes('') || targets.includes(this.worker)) this.notify();
     if (typeof parsed.d === 'number') this.wakeAt(parsed.d);
+    if (typeof parsed.t === 'number') this.onTick?.(parsed.t);
   }
 }

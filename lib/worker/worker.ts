@@ -6,6 +6,7 @@ import {
   nextDueMs,
   nextTickMs,
   releaseTask,
+  searchExcluding,
 } from '../engine/runtime.js';
 import { Label } from '../task/label.js';
 import type { Task } from '../task/task.js';
@@ -19,6 +20,13 @@ import { WakeUp } from './wake.js';
 
 /** How long a slot backs off after Redis failed, at first and at most (ms). */
 const backoff = { firstMs: 100, maxMs: 5_000 } as const;
+
+/**
+ * How long (real ms) a worker skips a task none of its handlers took, and how
+ * many such tasks it remembers: other workers take them meanwhile, and newer
+ * tasks stay reachable for a worker that searches without labels.
+ */
+const declined = { forMs: 60_000, most: 1_000 } as const;
 
 /**
  * Worker runs the loop every rescue worker needs: search for a task its
@@ -46,6 +54,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private stopping: Promise<void> | undefined;
   /** Tasks being ensured: the controller of their signal. */
   private readonly running = new Map<string, AbortController>();
+  /** Tasks none of the handlers took: id -> until when (performance.now ms) they are skipped. */
+  private readonly declinedUntil = new Map<string, number>();
 
   constructor(
     private readonly engine: Engine,
@@ -133,6 +143,13 @@ export class Worker extends EventEmitter<WorkerEvents> {
     );
     this.loops = [expire, ticker];
     for (const loop of this.loops) loop.start();
+    // a template created or advanced elsewhere may tick before the next run
+    if (this.wake !== undefined) {
+      this.wake.onTick = (tickMs) =>
+        ticker.runIn(
+          Math.max(0, (tickMs - context.clock().getTime()) / this.options.timeScale) + 1,
+        );
+    }
   }
 
   /** slot is one lane of work: claim, ensure, complete (and claim the next in the same step). */
@@ -173,12 +190,29 @@ export class Worker extends EventEmitter<WorkerEvents> {
 
   /** acquire searches with each filter in turn, starting where the last search stopped. */
   private async acquire(): Promise<Task | undefined> {
+    const skip = this.skipped();
     for (let tried = 0; tried < this.filters.length; tried++) {
       const filter = this.rotateFilter();
-      const task = await this.engine.search(filter);
+      const task = await searchExcluding(this.engine, filter, skip);
       if (task !== undefined) return task;
     }
     return undefined;
+  }
+
+  /** skipped lists the declined tasks still skipped (and forgets the others). */
+  private skipped(): string[] {
+    if (this.declinedUntil.size === 0) return [];
+    const now = performance.now();
+    for (const [id, until] of this.declinedUntil) if (until <= now) this.declinedUntil.delete(id);
+    return [...this.declinedUntil.keys()];
+  }
+
+  private decline(id: string): void {
+    if (this.declinedUntil.size >= declined.most) {
+      const oldest = this.declinedUntil.keys().next().value;
+      if (oldest !== undefined) this.declinedUntil.delete(oldest);
+    }
+    this.declinedUntil.set(id, performance.now() + declined.forMs);
   }
 
   private rotateFilter(): Task | undefined {
@@ -203,6 +237,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
       this.report(error); // a filter that throws takes nothing
     }
     if (handler === undefined) {
+      this.decline(id);
       if (owned) await this.release(task);
       this.emit('task:declined', task);
       return undefined;
@@ -251,7 +286,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
     try {
       let next: Task | undefined;
       if (this.taking) {
-        next = await deleteThenSearch(this.engine, task, this.rotateFilter());
+        next = await deleteThenSearch(this.engine, task, this.rotateFilter(), this.skipped());
       } else {
         await this.engine.delete(task);
       }

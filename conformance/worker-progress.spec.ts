@@ -1,0 +1,84 @@
+import { Redis } from 'ioredis';
+import { has } from '../lib/matcher/matcher.js';
+import type { Task } from '../lib/task/task.js';
+import { parseTime } from '../lib/task/time.js';
+import { redisUrl } from './harness/queue.js';
+import { idOf, next, until, useWorkerQueue } from './harness/worker.js';
+
+const kind = (name: string) => (task: Task) => has(task.meta, { kind: name });
+
+describe('Worker progress', () => {
+  const queue = useWorkerQueue();
+
+  it('publishes context.progress(value) on the queue’s progress channel and as a local task:progress event', async () => {
+    const eon = queue().live('eon');
+    const subscriber = new Redis(redisUrl());
+    try {
+      const channel = `${eon.keyfmt()}:progress`;
+      const messages: { channel: string; message: string }[] = [];
+      subscriber.on('message', (from: string, message: string) =>
+        messages.push({ channel: from, message }),
+      );
+      await subscriber.subscribe(channel);
+      const worker = queue().worker(eon, [
+        {
+          filter: kind('a'),
+          ensure: async (_task, context) => {
+            await context.progress({ done: 1, of: 2 });
+            await context.progress('half way');
+          },
+        },
+      ]);
+      await worker.start();
+      const before = Date.now();
+      const ensured = next(worker, 'task:ensured', 3_000);
+      const created = await eon.create({ meta: { kind: 'a' } });
+      await ensured;
+      await until(() => messages.length >= 2, 3_000, 'two progress messages');
+
+      const parsed = messages.map(({ channel: from, message }) => ({
+        from,
+        ...(JSON.parse(message) as { id: string; worker: string; at: string; value: unknown }),
+      }));
+      expect(parsed.map(({ from, id, worker, value }) => ({ from, id, worker, value }))).toEqual([
+        { from: channel, id: idOf(created), worker: 'eon', value: { done: 1, of: 2 } },
+        { from: channel, id: idOf(created), worker: 'eon', value: 'half way' },
+      ]);
+      for (const { at } of parsed) {
+        expect(parseTime(at).getTime()).toBeGreaterThanOrEqual(before - 1);
+        expect(parseTime(at).getTime()).toBeLessThanOrEqual(Date.now());
+      }
+      expect(
+        queue()
+          .log(worker)
+          .progress.map(({ task, value }) => [idOf(task), value]),
+      ).toEqual([
+        [idOf(created), { done: 1, of: 2 }],
+        [idOf(created), 'half way'],
+      ]);
+    } finally {
+      await subscriber.quit();
+    }
+  });
+
+  it('emits task:progress before the progress call resolves', async () => {
+    const eon = queue().live('eon');
+    let heard = false;
+    let heardBeforeResolve: boolean | undefined;
+    const worker = queue().worker(eon, [
+      {
+        filter: kind('a'),
+        ensure: async (_task, context) => {
+          await context.progress(1);
+          heardBeforeResolve = heard;
+        },
+      },
+    ]);
+    worker.on('task:progress', () => (heard = true));
+    await worker.start();
+    const ensured = next(worker, 'task:ensured', 3_000);
+    await eon.create({ meta: { kind: 'a' } });
+    await ensured;
+    expect(heardBeforeResolve).toBe(true);
+  });
+});
