@@ -7,6 +7,17 @@
 export function formatTime(date: Date): string {
   const ms = date.getTime();
   if (!Number.isFinite(ms)) throw new RangeError('formatTime: invalid Date');
+  // a busy worker formats the same lease end many times within a millisecond
+  if (ms === lastFormatted.ms) return lastFormatted.text;
+  const text = formatIso(date);
+  lastFormatted.ms = ms;
+  lastFormatted.text = text;
+  return text;
+}
+
+const lastFormatted = { ms: Number.NaN, text: '' };
+
+function formatIso(date: Date): string {
   const iso = date.toISOString(); // YYYY-MM-DDTHH:mm:ss.sssZ (or ±YYYYYY-... outside 0000-9999)
   const dot = iso.lastIndexOf('.');
   const whole = iso.slice(0, dot);

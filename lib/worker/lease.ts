@@ -8,12 +8,38 @@ export function isLost(error: unknown): boolean {
 }
 
 /**
+ * LazyAbort is an AbortController made on first use: most ensures never read
+ * their signal, and a controller with its signal costs more than the rest of
+ * a no-op task's bookkeeping. Aborting before first use is remembered.
+ */
+export class LazyAbort {
+  private controller: AbortController | undefined;
+  private aborted = false;
+  private reason: unknown;
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
+}
+
+/**
  * Lease keeps a running task owned: it extends the lease at half the expiry
  * (when auto-extend is on) and on request, and aborts the ensure's signal
  * once the task is lost.
  */
 export class Lease {
-  readonly controller = new AbortController();
+  readonly controller = new LazyAbort();
   private timer: NodeJS.Timeout | undefined;
   private lostError: unknown;
   private isLostFlag = false;

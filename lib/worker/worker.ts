@@ -14,7 +14,7 @@ import { formatTime } from '../task/time.js';
 import { BackgroundLoop } from './background.js';
 import type { WorkerEvents } from './events.js';
 import { pickHandler, searchFilters, type EnsureContext, type Handler } from './handler.js';
-import { isLost, Lease } from './lease.js';
+import { isLost, LazyAbort, Lease } from './lease.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
 import { WakeUp } from './wake.js';
 
@@ -53,7 +53,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private started = false;
   private stopping: Promise<void> | undefined;
   /** Tasks being ensured: the controller of their signal. */
-  private readonly running = new Map<string, AbortController>();
+  private readonly running = new Map<string, LazyAbort>();
   /** Tasks none of the handlers took: id -> until when (performance.now ms) they are skipped. */
   private readonly declinedUntil = new Map<string, number>();
 
@@ -255,9 +255,11 @@ export class Worker extends EventEmitter<WorkerEvents> {
           this.options.timeScale,
         )
       : undefined;
-    const controller = lease?.controller ?? new AbortController();
+    const controller = lease?.controller ?? new LazyAbort();
     const ensureContext: EnsureContext = {
-      signal: controller.signal,
+      get signal() {
+        return controller.signal;
+      },
       extend: () => (lease === undefined ? Promise.resolve() : lease.extend()),
       progress: (value) => this.progress(task, value),
     };

@@ -24,9 +24,17 @@ describe('engine scripts', () => {
     const script = scripts.delete;
     expect(script.source.startsWith('-- prelude')).toBe(true);
     expect(script.source.match(/-- file: include\/task\.lua/g)).toHaveLength(1);
-    expect(script.source).toContain('local LABEL_WORKER = "task.rescue.io/worker"');
-    expect(script.source).toContain('local E_TASK_OUTDATED = "TASK_OUTDATED"');
+    expect(script.source).toContain('local K = { ["tasks"] = KEYS[1]');
     expect(script.sha).toMatch(/^[0-9a-f]{40}$/);
+  });
+
+  it('writes the constants as literals where they are used', () => {
+    const script = assembleScript(
+      'constants',
+      'return { LABEL_WORKER, E_TASK_OUTDATED, METHOD_UNI }',
+    );
+    expect(script.source).toContain('return { "task.rescue.io/worker", "TASK_OUTDATED", "uni" }');
+    expect(scripts.delete.source).not.toMatch(/\b(LABEL|METHOD|GATE|E)_[A-Z_]+\b/);
   });
 
   it('keeps a #!lua shebang on the first line', () => {

@@ -49,7 +49,9 @@ export function assembleScript(name: string, body: string): LoadedScript {
     }
     return `-- file: include/${include}.lua\n${text}\n-- file: ${name}.lua`;
   });
-  const source = [...(shebang === undefined ? [] : [shebang]), prelude, ...assembled].join('\n');
+  const source = inlineConstants(
+    [...(shebang === undefined ? [] : [shebang]), prelude, ...assembled].join('\n'),
+  );
   return { name, source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
@@ -66,22 +68,27 @@ function constantName(prefix: string, name: string): string {
 }
 
 /**
- * The prelude spells, from TypeScript, every constant the scripts use: label
- * keys, methods, gate values, error codes, map names, and `K.<key>` for the
- * queue's keys in the order of `keyNames`.
+ * Constants the scripts use, from TypeScript: label keys, methods, gate
+ * values and error codes. The assembler writes each as a literal where it is
+ * used: a literal lives in the function's constant table, while a local of the
+ * main chunk would be an upvalue of every function that reads it, and Redis
+ * runs the whole chunk, closures and all, on every call.
  */
+const constants = new Map<string, string>([
+  ...Object.entries(Label).map(([name, value]) => [constantName('LABEL', name), value] as const),
+  ...Object.entries(Method).map(([name, value]) => [constantName('METHOD', name), value] as const),
+  ...Object.entries(Gate).map(([name, value]) => [constantName('GATE', name), value] as const),
+  ...errorCodes.map((code) => [`E_${code}`, code] as const),
+]);
+const constantPattern = new RegExp(`\\b(${[...constants.keys()].join('|')})\\b`, 'g');
+
+function inlineConstants(source: string): string {
+  return source.replace(constantPattern, (name) => luaString(constants.get(name) ?? name));
+}
+
+/** The prelude: map names, and `K.<key>` for the queue's keys in the order of `keyNames`. */
 const prelude = [
-  '-- prelude: generated from lib/task/label.ts, lib/errors.ts and lib/engine/keys.ts',
-  ...Object.entries(Label).map(
-    ([name, value]) => `local ${constantName('LABEL', name)} = ${luaString(value)}`,
-  ),
-  ...Object.entries(Method).map(
-    ([name, value]) => `local ${constantName('METHOD', name)} = ${luaString(value)}`,
-  ),
-  ...Object.entries(Gate).map(
-    ([name, value]) => `local ${constantName('GATE', name)} = ${luaString(value)}`,
-  ),
-  ...errorCodes.map((code) => `local E_${code} = ${luaString(code)}`),
+  '-- prelude: generated from lib/task/task.ts and lib/engine/keys.ts; constants are inlined',
   `local MAP_NAMES = { ${mapNames.map(luaString).join(', ')} }`,
   `local K = { ${keyNames.map((name, index) => `[${luaString(name)}] = KEYS[${index + 1}]`).join(', ')} }`,
   '-- end of prelude',
