@@ -3,6 +3,7 @@ import {
   LabelValueError,
   TaskCoreError,
   TaskCronError,
+  TaskGateError,
   TaskMetaEmptyError,
   TaskNodeError,
 } from '../../lib/errors.js';
@@ -50,6 +51,16 @@ describe('create validation', () => {
       { meta, node: { [Label.Method]: 'uni', [Label.Worker]: 'eon' } },
     ],
     ['a cron with only tick+1', { cron: { [Label.TickP1]: 'whatever' }, meta }],
+    ['a cron with only tick-1', { cron: { [Label.TickM1]: 'whatever' }, meta }],
+    [
+      'waiting values without cron (a gate template)',
+      { gate: { a: 'waiting', b: 'waiting' }, meta },
+    ],
+    [
+      'an @every with whitespace around its words',
+      { cron: { [Label.Every]: '  2   hours ' }, meta },
+    ],
+    ['an @every in a zone', { cron: { [Label.Every]: '0 8 * * 1-5 in Europe/Berlin' }, meta }],
     ['a cron with a user key', { cron: { foo: 'bar' }, meta }],
     ['an empty gate (a template that never fires)', { gate: {}, meta }],
     ['trigger values with cron', { cron: { [Label.Every]: 'hour' }, gate: { g: 'trigger' }, meta }],
@@ -227,6 +238,225 @@ describe('search filter validation', () => {
     expect(validateFilter({ core: { [Label.Worker]: 'eon' } })).toEqual({
       core: { [Label.Worker]: 'eon' },
     });
+  });
+});
+
+describe('the validation tables of semantics §3', () => {
+  const range = (prefix: string, from: number, to: number): string[] =>
+    Array.from({ length: to - from + 1 }, (_, index) => `${prefix}${from + index}`);
+
+  // Every rule that needs only the argument; S1 and S2 stand for C1, DL1, T1, Y1, X1 and L1.
+  it.each([
+    ['create', createRejects, ['S1', 'S2', ...range('C', 2, 17)]],
+    ['delete', deleteRejects, ['S1', 'S2', ...range('DL', 2, 4)]],
+    ['extend', extendRejects, ['S1', 'S2', ...range('T', 2, 3)]],
+    ['cycles', cyclesRejects, ['S1', 'S2', ...range('Y', 2, 4)]],
+    ['exists', existsRejects, ['S1', 'S2', ...range('X', 2, 4)]],
+    ['lister', listerRejects, ['S1', 'S2', ...range('L', 2, 5)]],
+    ['search', searchRejects, ['S1', 'S2']],
+  ] as const)(
+    'give %s a rejected input for every rule of its table',
+    (_operation, cases, rules) => {
+      expect([...new Set(cases.map((c) => c.rule))].sort()).toEqual([...rules].sort());
+    },
+  );
+});
+
+// §3.0: the first failing rule in table order decides. Each row breaks two
+// adjacent rules at once; where both throw the same class, the message tells
+// which rule spoke.
+describe('the order rule (§3.0)', () => {
+  const id = '1697760001000-000000000001';
+  const badMeta = { k: 1 };
+  const operations = {
+    create: (argument: unknown) => validateCreate(argument, now),
+    delete: validateDelete,
+    extend: validateExtend,
+    cycles: validateCycles,
+    exists: validateExists,
+    lister: validateLister,
+  };
+  const cases: {
+    name: string;
+    operation: keyof typeof operations;
+    argument: unknown;
+    error: new (message: string) => Error;
+    message: RegExp;
+  }[] = [
+    {
+      name: 'create checks shape (C1) before core (C2)',
+      operation: 'create',
+      argument: { core: {}, meta: badMeta },
+      error: LabelValueError,
+      message: /Task\.meta label "k" must have a string value/,
+    },
+    {
+      name: 'create checks core keys (C2) before the cancel value (C3)',
+      operation: 'create',
+      argument: { core: { [Label.Cancel]: '0', foo: 'x' }, meta },
+      error: TaskCoreError,
+      message: /may hold only/,
+    },
+    {
+      name: 'create checks the cancel value (C3) before meta (C4)',
+      operation: 'create',
+      argument: { core: { [Label.Cancel]: '0' } },
+      error: TaskCoreError,
+      message: /positive integer/,
+    },
+    {
+      name: 'create checks a uni node (C7) before cron and root (C9)',
+      operation: 'create',
+      argument: { cron: {}, meta, node: { [Label.Method]: 'uni' }, root: {} },
+      error: TaskNodeError,
+      message: /must name its worker/,
+    },
+    {
+      name: 'create checks the method value (C8) before cron and root (C9)',
+      operation: 'create',
+      argument: { cron: {}, meta, node: { [Label.Method]: 'mny' }, root: {} },
+      error: LabelValueError,
+      message: /must be one of all, any, uni/,
+    },
+    {
+      name: 'create checks gate and root (C10) before gate values (C15)',
+      operation: 'create',
+      argument: { gate: { g: 'deleted' }, meta, root: {} },
+      error: TaskGateError,
+      message: /Task\.gate and Task\.root cannot be combined/,
+    },
+    {
+      name: 'create checks the cron shape (C11) before @defer (C12)',
+      operation: 'create',
+      argument: { cron: { [Label.Defer]: '2 hours', [Label.Every]: 'hour' }, meta },
+      error: TaskCronError,
+      message: /exactly one label/,
+    },
+    {
+      name: 'create checks @every (C13) before gate values (C15)',
+      operation: 'create',
+      argument: { cron: { [Label.Every]: 'foo' }, gate: { g: 'deleted' }, meta },
+      error: TaskCronError,
+      message: /@every.*expected a unit/,
+    },
+    {
+      name: 'create checks @exact (C14) before gate values (C16)',
+      operation: 'create',
+      argument: { cron: { [Label.Exact]: '2023-10-19T00:00:00Z' }, gate: { g: 'waiting' }, meta },
+      error: TaskCronError,
+      message: /must lie after now/,
+    },
+    {
+      name: 'create checks gate values (C15) before reserved keys (C17)',
+      operation: 'create',
+      argument: { gate: { 'x.rescue.io/g': 'deleted' }, meta },
+      error: LabelReservedError,
+      message: /"deleted", which only the engine writes/,
+    },
+    {
+      name: 'create checks meta (C4) before reserved keys (C17)',
+      operation: 'create',
+      argument: { gate: { 'x.rescue.io/g': 'trigger' }, meta: {} },
+      error: TaskMetaEmptyError,
+      message: /Task\.meta must hold at least one label/,
+    },
+    {
+      name: 'delete checks shape (DL1) before core (DL2)',
+      operation: 'delete',
+      argument: { core: {}, meta: badMeta },
+      error: LabelValueError,
+      message: /Task\.meta label "k" must have a string value/,
+    },
+    {
+      name: 'delete checks an empty core (DL2) before the object id (DL3)',
+      operation: 'delete',
+      argument: { core: {} },
+      error: TaskCoreError,
+      message: /got an empty core/,
+    },
+    {
+      name: 'delete checks the object id (DL3) before the bypass value (DL4)',
+      operation: 'delete',
+      argument: { core: { [Label.Bypass]: 'maybe' } },
+      error: TaskCoreError,
+      message: /must carry the task's/,
+    },
+    {
+      name: 'extend checks shape (T1) before core (T2)',
+      operation: 'extend',
+      argument: { core: {}, meta: badMeta },
+      error: LabelValueError,
+      message: /Task\.meta label "k" must have a string value/,
+    },
+    {
+      name: 'extend checks an empty core (T2) before the object id (T3)',
+      operation: 'extend',
+      argument: { core: {} },
+      error: TaskCoreError,
+      message: /got an empty core/,
+    },
+    {
+      name: 'cycles checks shape (Y1) before core (Y2)',
+      operation: 'cycles',
+      argument: { core: {}, meta: badMeta },
+      error: LabelValueError,
+      message: /Task\.meta label "k" must have a string value/,
+    },
+    {
+      name: 'cycles checks the object id (Y3) before cancel (Y4)',
+      operation: 'cycles',
+      argument: { core: { [Label.Worker]: 'eon' } },
+      error: TaskCoreError,
+      message: /must carry the task's/,
+    },
+    {
+      name: 'exists checks shape (X1) before an empty query (X2)',
+      operation: 'exists',
+      argument: { sync: badMeta },
+      error: LabelValueError,
+      message: /Task\.sync label "k" must have a string value/,
+    },
+    {
+      name: 'exists checks meta keys (X3) before root keys (X4)',
+      operation: 'exists',
+      argument: { meta: { 'a.rescue.io': 'x' }, root: { [Label.Worker]: '*' } },
+      error: LabelReservedError,
+      message: /Task\.meta key/,
+    },
+    {
+      name: 'lister checks shape (L1) before core (L2)',
+      operation: 'lister',
+      argument: { core: 'x', meta },
+      error: LabelValueError,
+      message: /Task\.core must be a plain object/,
+    },
+    {
+      name: 'lister checks core (L2) before an empty query (L3)',
+      operation: 'lister',
+      argument: { core: {} },
+      error: TaskCoreError,
+      message: /may not select by Task\.core/,
+    },
+    {
+      name: 'lister checks core (L2) before reserved meta keys (L4)',
+      operation: 'lister',
+      argument: { core: { [Label.Object]: id }, meta: { 'a.rescue.io': 'x' } },
+      error: TaskCoreError,
+      message: /may not select by Task\.core/,
+    },
+    {
+      name: 'lister checks meta keys (L4) before root keys (L5)',
+      operation: 'lister',
+      argument: { meta: { 'a.rescue.io': 'x' }, root: { [Label.Object]: '*' } },
+      error: LabelReservedError,
+      message: /Task\.meta key/,
+    },
+  ];
+
+  it.each(cases)('$name', ({ operation, argument, error, message }) => {
+    const call = () => operations[operation](argument);
+    expect(call).toThrow(error);
+    expect(call).toThrow(message);
   });
 });
 
