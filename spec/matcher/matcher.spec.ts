@@ -85,6 +85,85 @@ describe('all', () => {
   });
 });
 
+// §2.2 as tables: each row names the labels, the key patterns and the result.
+const sampled = {
+  'test.api.io/cycles': '5',
+  'test.other.io/object': '1',
+  'test.api.io/worker': 'a',
+};
+
+describe('all, table', () => {
+  it.each([
+    {
+      name: 'the §2.3 example: *.api.io/* selects the two api labels',
+      labels: sampled,
+      keys: ['*.api.io/*'],
+      expected: { 'test.api.io/cycles': '5', 'test.api.io/worker': 'a' },
+    },
+    {
+      name: 'the §2.3 example: a missing b gives undefined',
+      labels: { a: '1' },
+      keys: ['a', 'b'],
+      expected: undefined,
+    },
+    {
+      name: 'overlapping patterns give each label once',
+      labels: sampled,
+      keys: ['*worker', 'test.api.io/*'],
+      expected: { 'test.api.io/cycles': '5', 'test.api.io/worker': 'a' },
+    },
+    {
+      name: 'exact keys take no substrings',
+      labels: { 'k-10': 'x' },
+      keys: ['k-1'],
+      expected: undefined,
+    },
+    { name: '* on empty labels matches nothing', labels: {}, keys: ['*'], expected: undefined },
+    {
+      name: '* takes every label',
+      labels: { a: '1', b: '' },
+      keys: ['*'],
+      expected: { a: '1', b: '' },
+    },
+    { name: 'a prefix pattern', labels: { ab: '1', ba: '2' }, keys: ['a*'], expected: { ab: '1' } },
+    { name: 'a suffix pattern', labels: { ab: '1', ba: '2' }, keys: ['*a'], expected: { ba: '2' } },
+  ])('$name', ({ labels, keys, expected }) => {
+    expect(all(labels, ...keys)).toStrictEqual(expected);
+  });
+});
+
+describe('any, table', () => {
+  it.each([
+    {
+      name: 'the §2.3 example: b misses, a* hits',
+      labels: { a: '1' },
+      keys: ['b', 'a*'],
+      expected: { a: '1' },
+    },
+    {
+      name: 'the union of what each pattern matches',
+      labels: sampled,
+      keys: ['*cycles', '*object'],
+      expected: { 'test.api.io/cycles': '5', 'test.other.io/object': '1' },
+    },
+    {
+      name: 'no pattern matching gives undefined',
+      labels: sampled,
+      keys: ['*.io'],
+      expected: undefined,
+    },
+    { name: 'empty labels give undefined', labels: {}, keys: ['*'], expected: undefined },
+    {
+      name: 'exact keys take no substrings',
+      labels: { 'k-10': 'x' },
+      keys: ['k-1'],
+      expected: undefined,
+    },
+  ])('$name', ({ labels, keys, expected }) => {
+    expect(any(labels, ...keys)).toStrictEqual(expected);
+  });
+});
+
 describe('any', () => {
   it('returns the union of the labels matched by any pattern', () => {
     expect(any({ a: '1' }, 'b', 'a*')).toEqual({ a: '1' });
