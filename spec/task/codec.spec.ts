@@ -59,6 +59,16 @@ describe('encodeTask / decodeTask', () => {
     expect(tryDecodeTask(json)).toBeUndefined();
   });
 
+  it('keeps absent maps absent: no property, not even an undefined one', () => {
+    const decoded = decodeTask('{"meta":{"k":"v"},"sync":{}}');
+    expect(decoded).toStrictEqual({ meta: { k: 'v' }, sync: {} });
+    expect(Object.keys(decoded)).toEqual(['meta', 'sync']);
+  });
+
+  it('rejects the stored form\'s "node": false, which only decodeStored reads', () => {
+    expect(() => decodeTask('{"meta":{"k":"v"},"node":false}')).toThrow(MalformedTaskError);
+  });
+
   it('answers undefined for a missing record', () => {
     expect(tryDecodeTask(null)).toBeUndefined();
     expect(tryDecodeTask(undefined)).toBeUndefined();
@@ -106,6 +116,12 @@ describe('encodeStored / decodeStored (the tasks hash form)', () => {
     expect('node' in decoded).toBe(false);
   });
 
+  it('keeps absent maps absent and empty maps empty, with no undefined properties', () => {
+    const decoded = decodeStored(id, '{"cron":{},"meta":{"n":"1"},"node":false}');
+    expect(decoded).toStrictEqual({ core: { [Label.Object]: id }, cron: {}, meta: { n: '1' } });
+    expect(Object.keys(decoded)).toEqual(['core', 'cron', 'meta']);
+  });
+
   it('keeps empty maps empty', () => {
     const task = {
       core: { [Label.Object]: id },
@@ -134,6 +150,9 @@ describe('encodeStored / decodeStored (the tasks hash form)', () => {
     ['a field that is not an object id', 'not-an-id', '{"meta":{"n":"1"}}'],
     ['not JSON', id, '{'],
     ['a map that is not an object', id, '{"meta":"n"}'],
+    ['a node that is true', id, '{"meta":{"n":"1"},"node":true}'],
+    ['a core label that is a number', id, '{"core":{"x":1},"meta":{"n":"1"}}'],
+    ['a JSON array', id, '[]'],
   ])('rejects %s', (_name, field, json) => {
     expect(() => decodeStored(field, json)).toThrow(MalformedTaskError);
     expect(tryDecodeStored(field, json)).toBeUndefined();

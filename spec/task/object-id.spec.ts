@@ -35,6 +35,14 @@ describe('object ids', () => {
     ]);
   });
 
+  it('fit every instant from 1970 to the year 2286 and read it back', () => {
+    expect(formatObjectId(9_999_999_999_999, 999_999_999_999)).toBe('9999999999999-999999999999');
+    expect(creationTime('9999999999999-000000000000')?.toISOString()).toBe(
+      '2286-11-20T17:46:39.999Z',
+    );
+    expect(creationTime('0000000000000-000000000000')?.getTime()).toBe(0);
+  });
+
   it('reject instants and sequences that do not fit', () => {
     expect(() => formatObjectId(-1, 0)).toThrow(RangeError);
     expect(() => formatObjectId(10_000_000_000_000, 0)).toThrow(RangeError);
