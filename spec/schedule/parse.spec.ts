@@ -94,6 +94,7 @@ const messages: readonly (readonly [string, string])[] = [
   // empty
   ['', '"": the expression is empty'],
   [' \t ', '" \\t ": the expression is empty'],
+  ['   ', '"   ": the expression is empty'],
   // units
   [
     'foo',
@@ -102,6 +103,14 @@ const messages: readonly (readonly [string, string])[] = [
   [
     'second',
     '"second": expected a unit (minute, hour, day, week, month or a plural) or a five-field cron expression, got "second"',
+  ],
+  [
+    'seconds',
+    '"seconds": expected a unit (minute, hour, day, week, month or a plural) or a five-field cron expression, got "seconds"',
+  ],
+  [
+    'years',
+    '"years": expected a unit (minute, hour, day, week, month or a plural) or a five-field cron expression, got "years"',
   ],
   [
     '20 seconds',
@@ -120,12 +129,15 @@ const messages: readonly (readonly [string, string])[] = [
   ['Week on Monday at 06:00', '"Week on Monday at 06:00": unit names are lower case; write "week"'],
   // singular and plural
   ['5 hour', '"5 hour": a quantity of 2 or more needs the plural "hours"'],
+  ['3 hour', '"3 hour": a quantity of 2 or more needs the plural "hours"'],
+  ['5 day', '"5 day": a quantity of 2 or more needs the plural "days"'],
   ['2 minute', '"2 minute": a quantity of 2 or more needs the plural "minutes"'],
   ['1 minutes', '"1 minutes": a quantity of 1 needs the singular "minute"'],
   [
     'hours',
     '"hours": a plural unit needs a quantity before it, e.g. "2 hours"; for one, write "hour"',
   ],
+  ['days', '"days": a plural unit needs a quantity before it, e.g. "2 days"; for one, write "day"'],
   [
     'weeks 5',
     '"weeks 5": a plural unit needs a quantity before it, e.g. "2 weeks"; for one, write "week"',
@@ -303,6 +315,11 @@ const messages: readonly (readonly [string, string])[] = [
 describe('parseSchedule: error messages', () => {
   it('pins at least thirty of them', () => {
     expect(messages.length).toBeGreaterThanOrEqual(30);
+  });
+
+  it('pins the message of every invalid example of §4.5', () => {
+    const pinned = new Set(messages.map(([expression]) => expression));
+    expect(invalidExamples.filter((expression) => !pinned.has(expression))).toEqual([]);
   });
 
   it.each(messages)('explains %j', (expression, message) => {
