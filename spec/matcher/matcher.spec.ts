@@ -1,6 +1,7 @@
 import { all, any, has, matches } from '../../lib/matcher/matcher.js';
 import { compileKeyPattern, isExactKey } from '../../lib/matcher/pattern.js';
 import { Label } from '../../lib/task/label.js';
+import type { Labels } from '../../lib/task/task.js';
 import { hasCases } from '../fixtures/matcher-cases.js';
 
 describe('has', () => {
@@ -86,6 +87,13 @@ describe('all', () => {
 });
 
 // §2.2 as tables: each row names the labels, the key patterns and the result.
+interface SelectCase {
+  name: string;
+  labels: Labels;
+  keys: string[];
+  expected: Labels | undefined;
+}
+
 const sampled = {
   'test.api.io/cycles': '5',
   'test.other.io/object': '1',
@@ -93,7 +101,7 @@ const sampled = {
 };
 
 describe('all, table', () => {
-  it.each([
+  it.each<SelectCase>([
     {
       name: 'the §2.3 example: *.api.io/* selects the two api labels',
       labels: sampled,
@@ -133,7 +141,7 @@ describe('all, table', () => {
 });
 
 describe('any, table', () => {
-  it.each([
+  it.each<SelectCase>([
     {
       name: 'the §2.3 example: b misses, a* hits',
       labels: { a: '1' },
