@@ -2,7 +2,7 @@ import type { Engine } from '../lib/engine/engine.js';
 import { TaskNotFoundError } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
-import { useQueue } from './harness/queue.js';
+import { useQueue, type TestQueue } from './harness/queue.js';
 
 // semantics.md §1.10: records that are not tasks (written to Redis by
 // something else) are skipped by every operation, and removed by retention
@@ -368,4 +368,189 @@ describe("tasks written by something else (outside the engine's indexes)", () =>
     await eon.delete({ core: { [Label.Object]: id, [Label.Bypass]: 'true' } });
     expect(await eon.exists(everything)).toBe(false);
   });
+});
+
+// §1.10 for records of tasks the engine stored and indexed, replaced in place
+// by something that is not a task (another program, an old format): every
+// operation goes on, and the record is skipped everywhere until retention.
+describe('a stored task whose record is replaced by something that is not a task', () => {
+  const queue = useQueue('2023-10-20T00:00:01Z');
+  const notATask = '{"meta": {"k": "x"'; // cut off: not JSON
+
+  /** Each kind is stored (and put in its state) by the engine `aux`, then its record is replaced. */
+  const kinds: [string, (q: TestQueue) => Promise<Task>][] = [
+    ['an unowned plain task', (q) => q.engine('aux').create({ meta: { k: 'x' } })],
+    [
+      'an owned plain task',
+      async (q) => {
+        const task = await q.engine('aux').create({ meta: { k: 'x' } });
+        expect(idOf(await q.engine('aux').search())).toBe(idOf(task));
+        return task;
+      },
+    ],
+    [
+      'a unicast task',
+      (q) =>
+        q.engine('aux').create({
+          meta: { k: 'x' },
+          node: { [Label.Method]: Method.Uni, [Label.Worker]: 'eon' },
+        }),
+    ],
+    [
+      'an @exact task not yet due',
+      (q) =>
+        q
+          .engine('aux')
+          .create({ cron: { [Label.Exact]: '2023-10-20T00:00:05Z' }, meta: { k: 'x' } }),
+    ],
+    [
+      'a deferred task',
+      async (q) => {
+        const aux = q.engine('aux');
+        const task = await aux.create({ meta: { k: 'x' } });
+        await aux.delete({ ...(await aux.search()), cron: { [Label.Defer]: 'minute' } });
+        return task;
+      },
+    ],
+    [
+      'a cron template',
+      (q) => q.engine('aux').create({ cron: { [Label.Every]: 'minute' }, meta: { k: 'x' } }),
+    ],
+    [
+      'a gate template',
+      (q) => q.engine('aux').create({ gate: { g: 'waiting' }, meta: { k: 'x' } }),
+    ],
+    [
+      'a broadcast task',
+      (q) => q.engine('aux').create({ meta: { k: 'x' }, node: { [Label.Method]: Method.All } }),
+    ],
+    ['a leaf', (q) => q.engine('aux').create({ meta: { k: 'x' }, root: { r: 'y' } })],
+    [
+      'a child of a cron template',
+      async (q) => {
+        const aux = q.engine('aux');
+        const template = await aux.create({ cron: { [Label.Every]: 'minute' }, meta: { k: 't' } });
+        q.clock.set('2023-10-20T00:01:00.5Z');
+        await aux.ticker();
+        const child = (await aux.lister(everything)).find(
+          (task) => task.root?.[Label.Object] === idOf(template),
+        );
+        if (child === undefined) throw new Error('no child emitted');
+        return child;
+      },
+    ],
+  ];
+
+  it.each(kinds)(
+    'skips what was %s in every operation, without failing one, until retention removes it',
+    async (_name, store) => {
+      const q = queue();
+      const eon = q.engine('eon');
+      const etw = q.engine('etw');
+      const x = await store(q);
+      const field = idOf(x);
+      await q.redis.hset(`${q.prefix}:tasks`, field, notATask);
+      const isX = (task: Task | undefined) => task !== undefined && idOf(task) === field;
+
+      // a few tasks of other kinds for the operations to work on
+      const plain = await eon.create({ meta: { r: 'y' } }); // makes the leaf obsolete, were it one
+      await eon.create({ gate: { g: 'trigger' }, meta: { k: 'trigger' } });
+      q.clock.advance(60_000); // the @exact and deferred instants and the template tick have passed
+
+      for (let round = 0; round < 3; round++) {
+        for (const engine of [eon, etw]) expect(isX(await engine.search())).toBe(false);
+        await eon.ticker();
+        await etw.expire();
+      }
+      expect((await eon.lister(everything)).some(isX)).toBe(false);
+      expect(await eon.exists({ core: { [Label.Object]: field } })).toBe(false);
+      expect(await eon.exists({ root: { [Label.Object]: field } })).toBe(false);
+
+      // delete, extend and cycles cannot find it, with or without bypass or the owner's label
+      const copy: Task = {
+        core: { [Label.Object]: field, [Label.Worker]: 'aux', [Label.Cancel]: '1' },
+        meta: { k: 'x' },
+      };
+      await expect(eon.delete(copy)).rejects.toBeInstanceOf(TaskNotFoundError);
+      await expect(
+        eon.delete({ core: { [Label.Object]: field, [Label.Bypass]: 'true' } }),
+      ).rejects.toBeInstanceOf(TaskNotFoundError);
+      await expect(q.engine('aux').extend(copy)).rejects.toBeInstanceOf(TaskNotFoundError);
+      await expect(eon.cycles(copy)).rejects.toBeInstanceOf(TaskNotFoundError);
+      expect(await q.redis.hget(`${q.prefix}:tasks`, field)).toBe(notATask);
+
+      // the queue goes on working around it
+      const more = await eon.create({ meta: { k: 'more' } });
+      expect(await eon.exists({ core: { [Label.Object]: idOf(more) } })).toBe(true);
+      expect(await eon.exists({ core: { [Label.Object]: idOf(plain) } })).toBe(true);
+
+      // retention removes the record once the instant in its id is older than cleanup
+      q.clock.set('2023-10-28T00:00:00Z');
+      for (let call = 0; call < 5; call++) {
+        await eon.expire();
+        await eon.ticker();
+        await eon.search();
+      }
+      expect(await q.redis.hexists(`${q.prefix}:tasks`, field)).toBe(0);
+    },
+  );
+});
+
+// §1.10 for labels another program wrote into a stored task in place.
+describe('a stored task whose labels another program made unreadable', () => {
+  const queue = useQueue('2023-10-20T00:00:01Z');
+
+  /** rewrite replaces the stored record of a task by its decoded form changed by `change`. */
+  async function rewrite(q: TestQueue, id: string, change: (task: Task) => Task): Promise<void> {
+    const [stored] = (await q.engine('aux').lister(everything)).filter((task) => idOf(task) === id);
+    if (stored === undefined) throw new Error(`no task ${id}`);
+    await q.redis.hset(`${q.prefix}:tasks`, id, JSON.stringify(change(copyTask(stored))));
+  }
+
+  function withCore(task: Task, labels: Record<string, string>): Task {
+    return { ...task, core: { ...task.core, ...labels } };
+  }
+
+  it.each(['abc', ''])(
+    'counts a cycles value %j as 0: a revocation and a requeue each make it 1',
+    async (cycles) => {
+      const q = queue();
+      const eon = q.engine('eon');
+      const revoked = await eon.create({ meta: { k: 'revoked' } });
+      const requeued = await eon.create({ meta: { k: 'requeued' } });
+      await eon.search();
+      const copy = await eon.search();
+      await rewrite(q, idOf(revoked), (task) => withCore(task, { [Label.Cycles]: cycles }));
+      await rewrite(q, idOf(requeued), (task) => withCore(task, { [Label.Cycles]: cycles }));
+
+      await eon.delete({ ...copy, sync: { [Label.Paging]: '1' } });
+      q.clock.set('2023-10-20T00:00:31Z');
+      await eon.expire();
+      const cores = (await eon.lister(everything)).map((task) => task.core);
+      expect(cores).toEqual([
+        { [Label.Object]: idOf(revoked), [Label.Cycles]: '1' },
+        { [Label.Object]: idOf(requeued), [Label.Cycles]: '1' },
+      ]);
+    },
+  );
+
+  it.each(['x', 'two', ''])(
+    'lets a cancel value %j disable the circuit breaker: the task is handed out and revoked at any cycles',
+    async (cancel) => {
+      const q = queue();
+      const eon = q.engine('eon');
+      const task = await eon.create({ core: { [Label.Cancel]: '1' }, meta: { k: 'x' } });
+      await rewrite(q, idOf(task), (stored) =>
+        withCore(stored, { [Label.Cancel]: cancel, [Label.Cycles]: '5' }),
+      );
+      const first = await eon.search();
+      expect(idOf(first)).toBe(idOf(task));
+      q.clock.set('2023-10-20T00:00:31Z');
+      await eon.expire();
+      const again = await q.engine('etw').search();
+      expect(idOf(again)).toBe(idOf(task));
+      expect(again?.core?.[Label.Cycles]).toBe('6');
+      expect(again?.core?.[Label.Cancel]).toBe(cancel);
+    },
+  );
 });
