@@ -260,6 +260,27 @@ describe('schedule: properties', () => {
     );
   });
 
+  // §4.4: when now is exactly a point, that point is neither tick; the ticks
+  // are the points before and after it, as seen 1 ms on either side.
+  it('interval and cron expressions, at instants exactly on a tick', () => {
+    fc.assert(
+      fc.property(
+        withZone(fc.oneof(interval, cron)).chain((generated) =>
+          fc.tuple(fc.constant(generated), nowFor(generated.stepMs), fc.boolean()),
+        ),
+        ([{ expression, zone }, start, onTickP1]) => {
+          const ticks = schedule(expression, new Date(start));
+          const point = (onTickP1 ? ticks.tickP1 : ticks.tickM1).getTime();
+          expectLawfulTicks(expression, zone, point);
+          const onPoint = schedule(expression, new Date(point));
+          expect(onPoint.tickM1).toEqual(schedule(expression, new Date(point - 1)).tickM1);
+          expect(onPoint.tickP1).toEqual(schedule(expression, new Date(point + 1)).tickP1);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it('interval and cron expressions, around clock changes', () => {
     const expression = fc.oneof(interval, cron).filter(({ stepMs }) => stepMs <= 366 * DAY);
     fc.assert(
