@@ -1,7 +1,11 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { engineContext } from '../lib/engine/runtime.js';
 import { has } from '../lib/matcher/matcher.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import type { Worker } from '../lib/worker/worker.js';
+import { redisUrl } from './harness/queue.js';
 import { idOf, next, until, useWorkerQueue, resolved } from './harness/worker.js';
 
 /** Events of one kind across workers: who emitted them, and when (performance.now()). */
@@ -65,6 +69,64 @@ describe('Worker background loops', () => {
     );
     const after = [...expires.slice(stoppedAt.expire), ...tickers.slice(stoppedAt.ticker)];
     expect(after.some(({ by }) => holders.has(by))).toBe(false);
+  });
+
+  it('hands the loops to another worker once the leases of a holder that died without releasing them ran out', async () => {
+    const interval = 1_000;
+    const { name } = queue();
+    // the holder is another process, killed with SIGKILL: it cannot release anything
+    const child = spawn(
+      process.execPath,
+      [
+        new URL('harness/background-worker.js', import.meta.url).pathname,
+        redisUrl(),
+        name,
+        'eon',
+        String(interval),
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = once(child, 'exit');
+    const lines: string[] = [];
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => lines.push(...chunk.split('\n')));
+    try {
+      await until(
+        () => lines.includes('expire:done') && lines.includes('ticker:done'),
+        10_000,
+        'the holder process ran expire and ticker',
+      );
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+    }
+
+    const etw = queue().live('etw');
+    const { expireLock, tickerLock } = engineContext(etw).keys;
+    const killedAt = performance.now();
+    const [expireTtl, tickerTtl] = await Promise.all([
+      queue().redis.pttl(expireLock),
+      queue().redis.pttl(tickerLock),
+    ]);
+    // the dead holder's leases are still in Redis
+    expect(expireTtl).toBeGreaterThan(0);
+    expect(tickerTtl).toBeGreaterThan(0);
+
+    const taker = queue().worker(etw, [], {
+      background: true,
+      expireInterval: interval,
+      tickerInterval: interval,
+    });
+    const firstRun = (event: 'expire:done' | 'ticker:done') =>
+      next(taker, event, 5_000).then(() => performance.now());
+    const runs = Promise.all([firstRun('expire:done'), firstRun('ticker:done')]);
+    await taker.start();
+    const [expireAt, tickerAt] = await runs;
+
+    // it took over, and not before the dead holder's leases ran out (Redis
+    // measures them in whole ms: 2 ms of slack)
+    expect(expireAt).toBeGreaterThanOrEqual(killedAt + expireTtl - 2);
+    expect(tickerAt).toBeGreaterThanOrEqual(killedAt + tickerTtl - 2);
   });
 
   it('releases the loop leases on stop(), so a worker started next runs expire and ticker at once', async () => {
