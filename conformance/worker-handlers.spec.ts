@@ -123,6 +123,30 @@ describe('Worker handlers', () => {
     expect(a).toEqual([idOf(doable)]);
   });
 
+  it('skips a task it declined in its later searches: declined once while it ensures the newer tasks', async () => {
+    const eon = queue().live('eon', { expiry: 60_000 });
+    const a: string[] = [];
+    // no labels: every search of this worker could claim the undoable task again
+    const worker = queue().worker(eon, [handlerFor('a', false, a)]);
+    const declined = next(worker, 'task:declined', 3_000);
+    const undoable = await eon.create({ meta: { kind: 'nobody-does-this' } });
+    await worker.start();
+    await declined;
+    const doable: string[] = [];
+    for (let n = 0; n < 5; n++) {
+      // each task is a new search of the worker, and the undoable task is the oldest
+      const ensured = next(worker, 'task:ensured', 3_000);
+      doable.push(idOf(await eon.create({ meta: { kind: 'a', n: String(n) } })));
+      await ensured;
+    }
+
+    expect(a).toEqual(doable);
+    expect(queue().log(worker).declined.map(idOf)).toEqual([idOf(undoable)]);
+    const left = await stored(eon, idOf(undoable));
+    expect(left?.core?.[Label.Worker]).toBeUndefined();
+    expect(left?.core?.[Label.Cycles]).toBeUndefined();
+  });
+
   it('reports a filter that throws as an error, declines the task, and keeps working', async () => {
     const eon = queue().live('eon', { expiry: 60_000 });
     const broken = new Error('filter broke');
