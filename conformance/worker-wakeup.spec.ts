@@ -1,12 +1,14 @@
 import type { Redis } from 'ioredis';
 import type { Engine } from '../lib/engine/engine.js';
 import type { EngineOptions } from '../lib/engine/options.js';
+import { releaseTask } from '../lib/engine/runtime.js';
 import { has } from '../lib/matcher/matcher.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { formatTime, parseTime } from '../lib/task/time.js';
 import type { Handler } from '../lib/worker/handler.js';
 import type { WorkerOptions } from '../lib/worker/options.js';
+import { fakeClock } from '../spec/helpers/clock.js';
 import { redisUrl } from './harness/queue.js';
 import { idOf, next, resolved, signal, until, useWorkerQueue } from './harness/worker.js';
 
@@ -192,6 +194,51 @@ describe('Worker wake-up', () => {
     expect(idOf(seen[0])).toBe(idOf(created));
     expect(seen[0]!.core?.[Label.Cycles]).toBe('1');
     expect(await eon.exists({ meta: { '*': '*' } })).toBe(false);
+  });
+
+  it('wakes idle workers when an owner releases a task it will not work on (as a declining or stopping worker does)', async () => {
+    const eon = queue().live('eon', { expiry: 60_000 });
+    const etw = named('etw');
+    await eon.create({ meta: { kind: 'a' } });
+    const claimed = await eon.search(); // eon owns it before etw is idle
+    expect(claimed?.core?.[Label.Worker]).toBe('eon');
+    const seen: Task[] = [];
+    const worker = queue().worker(etw, [handlerFor('a', seen)], idle);
+    await worker.start();
+    await idleNow('etw');
+    const ensured = next(worker, 'task:ensured', 3_000);
+    expect(await releaseTask(eon, claimed!)).toBe(true);
+    await ensured;
+
+    expect(seen.map(idOf)).toEqual([idOf(claimed)]);
+    expect(seen[0]!.core?.[Label.Cycles]).toBeUndefined();
+  });
+
+  it('wakes idle workers when cycles() resets a task halted by its circuit breaker', async () => {
+    // the operator's engine runs on a clock it moves by hand, two minutes behind
+    const clock = fakeClock(new Date(Date.now() - 120_000).toISOString());
+    const eon = queue().live('eon', { clock, expiry: 30_000 });
+    const etw = named('etw');
+    // cancel 1: the first revocation halts the task
+    await eon.create({ core: { [Label.Cancel]: '1' }, meta: { kind: 'a' } });
+    const abandoned = await eon.search();
+    clock.advance(30_001);
+    await eon.expire();
+    const [halted] = await eon.lister({ meta: { kind: 'a' } });
+    expect(halted?.core?.[Label.Cycles]).toBe('1');
+    expect(halted?.core?.[Label.Worker]).toBeUndefined();
+    const seen: Task[] = [];
+    const worker = queue().worker(etw, [handlerFor('a', seen)], idle);
+    await worker.start();
+    await idleNow('etw');
+    // halted: the worker's search found nothing
+    expect(queue().log(worker).ensured).toEqual([]);
+    const ensured = next(worker, 'task:ensured', 3_000);
+    await eon.cycles(abandoned!);
+    await ensured;
+
+    expect(seen.map(idOf)).toEqual([idOf(abandoned)]);
+    expect(seen[0]!.core?.[Label.Cycles]).toBeUndefined();
   });
 
   it('wakes only the target of a unicast task, which claims it', async () => {
