@@ -247,6 +247,55 @@ describe('Worker: search, ensure, delete', () => {
     expect(await etw.exists({ meta: { '*': '*' } })).toBe(false);
   });
 
+  it('types its events: typed listeners get their arguments, and tsc rejects unknown events and mismatched listeners', async () => {
+    // Compiled, never called: `npm run typecheck` fails on an unused @ts-expect-error,
+    // so these lines fail as soon as the event types get looser.
+    function mistyped(worker: Worker): void {
+      // @ts-expect-error not an event of a Worker
+      worker.on('task:done', () => undefined);
+      // @ts-expect-error task:ensured passes the task first
+      worker.on('task:ensured', (id: string) => id);
+      // @ts-expect-error durationMs is a number
+      worker.on('task:ensured', (_task: Task, info: { durationMs: string }) => info);
+      // @ts-expect-error task:failed passes the task and the error
+      worker.emit('task:failed', new Error('no task'));
+      // @ts-expect-error an error is unknown, not a string
+      worker.on('error', (error: string) => error);
+    }
+    expect(typeof mistyped).toBe('function');
+
+    const eon = queue().live('eon', { expiry: 60_000 });
+    const boom = new Error('boom');
+    const worker = queue().worker(eon, [
+      {
+        filter: kind('ok'),
+        ensure: async (_task, context) => {
+          await context.progress({ step: 1 });
+        },
+      },
+      { filter: kind('fails'), ensure: () => Promise.reject(boom) },
+    ]);
+    const heard: string[] = [];
+    worker.on('task:ensured', (task: Task, info: { durationMs: number }) =>
+      heard.push(`ensured ${String(task.meta?.['kind'])} ${typeof info.durationMs}`),
+    );
+    worker.on('task:failed', (task: Task, error: unknown) =>
+      heard.push(`failed ${String(task.meta?.['kind'])} ${error === boom}`),
+    );
+    worker.on('task:progress', (task: Task, value: unknown) =>
+      heard.push(`progress ${String(task.meta?.['kind'])} ${JSON.stringify(value)}`),
+    );
+    await worker.start();
+    const ensured = next(worker, 'task:ensured', 3_000);
+    await eon.create({ meta: { kind: 'ok' } });
+    await ensured;
+    const failed = next(worker, 'task:failed', 3_000);
+    await eon.create({ meta: { kind: 'fails' } });
+    await failed;
+
+    expect(heard).toEqual(['progress ok {"step":1}', 'ensured ok number', 'failed fails true']);
+  });
+
   it('rejects invalid options with a TypeError naming the option', () => {
     const eon = queue().live('eon');
     expect(() => new Worker(eon, [], { concurrency: 0 })).toThrow(/concurrency/);
