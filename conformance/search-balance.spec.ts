@@ -1,7 +1,7 @@
 import type { Engine } from '../lib/engine/engine.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
-import { useQueue } from './harness/queue.js';
+import { useQueue, type TestQueue } from './harness/queue.js';
 
 // semantics 3.2 phase 3 (the balancing share gate), its examples, and 5.2 item 8.
 
@@ -175,5 +175,107 @@ describe('search balancing share gate (phase 3)', () => {
     // W = [astral, wide], n = 3: astral share 2
     expect(await claimName(second)).toBe('b');
     expect(await claimName(second)).toBe('c');
+  });
+  // own(w) counts the candidates w owns now: however an owned task leaves the
+  // queue or its owner, it stops counting for that worker. Each path below ends
+  // with a queue whose only candidate is a new task d and nothing owned, so eon
+  // (n = 1, W = [eon], share 1) must claim d.
+  it.each<[string, (q: TestQueue, eon: Engine) => Promise<void>]>([
+    [
+      'its own delete',
+      async (_q, eon) => {
+        await eon.create({ meta: { name: 'x' } });
+        await eon.delete((await eon.search())!);
+      },
+    ],
+    [
+      'a bypass delete by another engine',
+      async (q, eon) => {
+        const x = await eon.create({ meta: { name: 'x' } });
+        await eon.search();
+        await q.engine('etw').delete({ core: { ...x.core, [Label.Bypass]: 'true' } });
+      },
+    ],
+    [
+      'a paging requeue, then a bypass delete',
+      async (_q, eon) => {
+        const x = await eon.create({ meta: { name: 'x' } });
+        await eon.delete({ ...(await eon.search()), sync: { [Label.Paging]: '1' } });
+        await eon.delete({ core: { ...x.core, [Label.Bypass]: 'true' } });
+      },
+    ],
+    [
+      'a deferral, then a bypass delete',
+      async (_q, eon) => {
+        const x = await eon.create({ meta: { name: 'x' } });
+        await eon.delete({ ...(await eon.search()), cron: { [Label.Defer]: 'hour' } });
+        await eon.delete({ core: { ...x.core, [Label.Bypass]: 'true' } });
+      },
+    ],
+    [
+      'revocation by expire, then a bypass delete',
+      async (q, eon) => {
+        const x = await eon.create({ meta: { name: 'x' } });
+        await eon.search();
+        q.clock.advance(30_000);
+        await q.engine('etw').expire();
+        await eon.delete({ core: { ...x.core, [Label.Bypass]: 'true' } });
+      },
+    ],
+    [
+      'cycles resetting it, then a bypass delete',
+      async (_q, eon) => {
+        const x = await eon.create({ core: { [Label.Cancel]: '3' }, meta: { name: 'x' } });
+        await eon.search();
+        await eon.cycles(x);
+        await eon.delete({ core: { ...x.core, [Label.Bypass]: 'true' } });
+      },
+    ],
+    [
+      'retention',
+      async (q, eon) => {
+        await eon.create({ meta: { name: 'x' } });
+        await eon.search();
+        q.clock.set('2023-10-28T00:00:00Z');
+        await eon.expire();
+      },
+    ],
+    [
+      'obsolescence of a leaf it owned',
+      async (q, eon) => {
+        await eon.create({ meta: { name: 'leaf' }, root: { k: 'gone' } });
+        await eon.search();
+        await eon.create({ cron: { [Label.Every]: 'hour' }, meta: { k: 'gone' } });
+        expect(await q.engine('etw').search()).toBeUndefined(); // deletes the leaf
+      },
+    ],
+    [
+      'ticker replacing a unicast child it owned',
+      async (q, eon) => {
+        const template = await eon.create({
+          cron: { [Label.Every]: 'hour' },
+          meta: { name: 'template' },
+          node: { [Label.Method]: Method.Uni, [Label.Worker]: 'eon' },
+        });
+        q.clock.set('2023-10-20T01:00:01Z');
+        await eon.ticker();
+        expect((await eon.search())?.root).toEqual({
+          [Label.Object]: template.core?.[Label.Object],
+        });
+        q.clock.set('2023-10-20T02:00:01Z');
+        await eon.ticker(); // deletes the owned child, stores an unowned one
+        const [child] = (await eon.lister(everything)).filter((task) => task.root !== undefined);
+        await eon.delete({ core: { ...child?.core, [Label.Bypass]: 'true' } });
+      },
+    ],
+  ])('stops counting a task for its former owner once it left through %s', async (_name, path) => {
+    const q = queue();
+    const eon = q.engine('eon');
+    await path(q, eon);
+    expect(
+      (await eon.lister(everything)).some((task) => task.core?.[Label.Worker] !== undefined),
+    ).toBe(false);
+    await eon.create({ meta: { name: 'd' } });
+    expect(await claimName(eon)).toBe('d');
   });
 });
