@@ -199,3 +199,70 @@ describe('ticker: the `uni` template example of semantics 3.9', () => {
     expect(await ticks(eon, templateId)).toEqual(['2023-10-20T01:00:00Z', '2023-10-20T02:00:00Z']);
   });
 });
+
+describe('ticker: `all` and `uni` templates over several ticks', () => {
+  const queue = useQueue('2023-10-20T00:00:01Z');
+
+  it('coalesces missed ticks of an `all` template into one child, with tick-1 the tick before the late ticker', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const templateId = idOf(
+      await eon.create({ cron: { [Label.Every]: 'hour' }, meta: { k: 'foo' }, node: allNode }),
+    );
+    q.clock.set('2023-10-20T03:30:00Z'); // the ticks 01:00, 02:00 and 03:00 were missed
+    await eon.ticker();
+    await eon.ticker();
+    expect(await childrenOf(eon, templateId)).toHaveLength(1);
+    expect(await ticks(eon, templateId)).toEqual(['2023-10-20T03:00:00Z', '2023-10-20T04:00:00Z']);
+  });
+
+  it.each<[string, Labels]>([
+    ['an `all`', allNode],
+    ['a `uni`', uniNode],
+  ])(
+    'replaces the lingering child of %s template exactly once when three engines run ticker at once',
+    async (_name, node) => {
+      const q = queue();
+      const engines = [q.engine('eon'), q.engine('etw'), q.engine('eth')];
+      const eon = engines[0]!;
+      const templateId = idOf(
+        await eon.create({ cron: { [Label.Every]: 'hour' }, meta: { k: 'foo' }, node }),
+      );
+      q.clock.set('2023-10-20T01:00:01Z');
+      await Promise.all(engines.flatMap((engine) => [engine.ticker(), engine.ticker()]));
+      const [s1, ...extra] = await childrenOf(eon, templateId);
+      expect(extra).toEqual([]);
+      q.clock.set('2023-10-20T02:00:01Z');
+      await Promise.all(engines.flatMap((engine) => [engine.ticker(), engine.ticker()]));
+      const children = await childrenOf(eon, templateId);
+      expect(children).toHaveLength(1);
+      expect(idOf(children[0])).not.toBe(idOf(s1));
+      expect(await eon.lister(everything)).toHaveLength(2); // the template and S2
+    },
+  );
+
+  it('replaces an `all` child at every due tick while engines keep receiving and completing each one', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const etw = q.engine('etw');
+    const templateId = idOf(
+      await eon.create({ cron: { [Label.Every]: 'hour' }, meta: { k: 'foo' }, node: allNode }),
+    );
+    const seen: string[] = [];
+    for (const hour of ['01', '02', '03']) {
+      q.clock.set(`2023-10-20T${hour}:00:01Z`);
+      await eon.ticker();
+      const [child] = await childrenOf(eon, templateId);
+      seen.push(idOf(child));
+      expect(await eon.search()).toEqual(child);
+      expect(await etw.search()).toEqual(child);
+      await eon.delete(child!); // eon completes it locally; etw leaves it lingering
+      expect(await ticks(eon, templateId)).toEqual([
+        `2023-10-20T${hour}:00:00Z`,
+        `2023-10-20T0${Number(hour) + 1}:00:00Z`,
+      ]);
+    }
+    expect(new Set(seen).size).toBe(3);
+    expect((await childrenOf(eon, templateId)).map(idOf)).toEqual([seen[2]]);
+  });
+});
