@@ -6,7 +6,7 @@ import { hasCases } from '../fixtures/matcher-cases.js';
 
 describe('has', () => {
   it.each(hasCases)('$name', ({ labels, query, expected }) => {
-    expect(has(labels, query ?? {})).toBe(expected);
+    expect(has(labels, query)).toBe(expected);
   });
 });
 
