@@ -1,6 +1,8 @@
 import { Redis } from 'ioredis';
 import { Engine } from '../lib/engine/engine.js';
+import { deleteThenSearch, releaseTask } from '../lib/engine/runtime.js';
 import { Label } from '../lib/task/label.js';
+import type { Task } from '../lib/task/task.js';
 import { startRedisServer } from '../lib/testing/redis-server.js';
 import { fakeClock } from '../spec/helpers/clock.js';
 import { useQueue } from './harness/queue.js';
@@ -22,6 +24,75 @@ describe('scripts', () => {
     ]);
   });
 
+  it('keep every operation and runtime step working when the scripts are flushed before each call', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const etw = q.engine('etw');
+    const flushed = async <T>(call: () => Promise<T>): Promise<T> => {
+      await q.redis.script('FLUSH');
+      return call();
+    };
+    const everything: Task = { meta: { '*': '*' } };
+    const template = await flushed(() =>
+      eon.create({ cron: { [Label.Every]: 'hour' }, meta: { k: 'template' } }),
+    );
+    const gate = await flushed(() => eon.create({ gate: { g: 'waiting' }, meta: { k: 'gate' } }));
+    await flushed(() => eon.create({ gate: { g: 'trigger' }, meta: { k: 'trigger' } }));
+    await flushed(() => eon.create({ core: { [Label.Cancel]: '1' }, meta: { k: 'plain' } }));
+
+    const trigger = await flushed(() => eon.search({ meta: { k: 'trigger' } }));
+    expect(trigger?.meta).toEqual({ k: 'trigger' });
+    await flushed(() => eon.extend(trigger!));
+    // the worker runtime's one-step complete-and-claim: the gate fires, its child is claimed
+    const child = await flushed(() => deleteThenSearch(eon, trigger!, { meta: { k: 'gate' } }));
+    expect(child?.root).toEqual({ [Label.Object]: gate.core?.[Label.Object] });
+    expect(await flushed(() => releaseTask(eon, child!))).toBe(true);
+
+    const plain = await flushed(() => etw.search({ meta: { k: 'plain' } }));
+    await flushed(() => etw.delete({ ...plain, sync: { [Label.Paging]: '1' } })); // halted: cycles 1
+    const [halted] = await flushed(() => eon.lister({ meta: { k: 'plain' } }));
+    expect(halted?.core?.[Label.Cycles]).toBe('1');
+    await flushed(() => eon.cycles(halted!));
+    expect(
+      await flushed(() => eon.exists({ meta: { k: 'plain' }, core: { [Label.Cycles]: '*' } })),
+    ).toBe(false);
+
+    q.clock.set('2023-10-20T01:00:01Z');
+    await flushed(() => eon.ticker());
+    expect(
+      await flushed(() =>
+        eon.exists({ root: { [Label.Object]: template.core?.[Label.Object] ?? '' } }),
+      ),
+    ).toBe(true);
+    const claimed = await flushed(() => etw.search({ meta: { k: 'template' } }));
+    expect(claimed?.core?.[Label.Worker]).toBe('etw');
+    q.clock.set('2023-10-20T01:00:31Z');
+    await flushed(() => eon.expire());
+    const [revoked] = (await flushed(() => eon.lister(everything))).filter(
+      (task) => task.core?.[Label.Object] === claimed?.core?.[Label.Object],
+    );
+    expect(revoked?.core?.[Label.Cycles]).toBe('1');
+    await flushed(() => eon.delete({ core: { ...template.core, [Label.Bypass]: 'true' } }));
+    expect(await flushed(() => eon.exists({ cron: { [Label.Every]: '*' } }))).toBe(false);
+  });
+
+  it('answer many calls started at once right after SCRIPT FLUSH, each exactly once', async () => {
+    const q = queue();
+    const engines = ['eon', 'etw', 'eth'].map((worker) => q.engine(worker));
+    await q.redis.script('FLUSH');
+    const created = await Promise.all(
+      Array.from({ length: 30 }, (_, n) => engines[n % 3]!.create({ meta: { n: String(n) } })),
+    );
+    expect(new Set(created.map((task) => task.core?.[Label.Object])).size).toBe(30);
+    await q.redis.script('FLUSH');
+    const claimed = await Promise.all(
+      Array.from({ length: 45 }, (_, n) => engines[n % 3]!.search()),
+    );
+    const ids = claimed.flatMap((task) => (task === undefined ? [] : [task.core?.[Label.Object]]));
+    expect(ids).toHaveLength(30); // every task once, and 15 searches found nothing
+    expect(new Set(ids).size).toBe(30);
+  });
+
   it('keep working after the Redis server restarts', async () => {
     // A server of its own, so the restart does not disturb other tests.
     let server = await startRedisServer({ env: {} });
@@ -36,7 +107,25 @@ describe('scripts', () => {
       await eon.create({ meta: { k: 'after' } });
       const claimed = await eon.search();
       expect(claimed?.meta).toEqual({ k: 'after' });
-      await eon.delete(claimed!);
+      await eon.extend(claimed!);
+      await eon.delete({ ...claimed, sync: { [Label.Paging]: '1' } });
+      const [requeued] = await eon.lister({ meta: { k: 'after' } });
+      expect(requeued?.core?.[Label.Cycles]).toBe('1');
+      const again = await eon.search();
+      clock.advance(30_000);
+      await eon.expire();
+      expect((await eon.lister({ meta: { k: 'after' } }))[0]?.core?.[Label.Cycles]).toBe('2');
+      await eon.cycles({ core: { ...again?.core, [Label.Cancel]: '1' } });
+      const template = await eon.create({ cron: { [Label.Every]: 'minute' }, meta: { k: 't' } });
+      clock.advance(60_000);
+      await eon.ticker();
+      expect(
+        await eon.exists({ root: { [Label.Object]: template.core?.[Label.Object] ?? '' } }),
+      ).toBe(true);
+      const last = await eon.search({ meta: { k: 'after' } });
+      await eon.delete({ ...last, sync: { [Label.Paging]: '0' } });
+      await eon.delete({ core: { ...template.core, [Label.Bypass]: 'true' } });
+      await eon.delete((await eon.search({ meta: { k: 't' } }))!);
       expect(await eon.exists({ meta: { '*': '*' } })).toBe(false);
     } finally {
       await eon.close();
