@@ -6,6 +6,7 @@ import type { EngineOptions } from '../lib/engine/options.js';
 import { RescueError, TaskNotFoundError } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
+import { startRedisServer } from '../lib/testing/redis-server.js';
 import { fakeClock } from '../spec/helpers/clock.js';
 import { redisUrl, useQueue } from './harness/queue.js';
 
@@ -290,7 +291,33 @@ describe('engine options: a client passed in', () => {
       await engine.close();
       expect(await client.ping()).toBe('PONG');
       expect(client.status).toBe('ready');
-      await expect(engine.lister(everything)).rejects.not.toBeInstanceOf(RescueError);
+      // the client is still open, but the engine is closed: every call rejects
+      const calls: [string, () => Promise<unknown>][] = [
+        ['create', () => engine.create({ meta: { k: 'w' } })],
+        ['search', () => engine.search()],
+        ['delete', () => engine.delete({ ...task, core: { ...task.core, [Label.Worker]: 'eon' } })],
+        ['exists', () => engine.exists(everything)],
+        ['lister', () => engine.lister(everything)],
+        ['expire', () => engine.expire()],
+        ['extend', () => engine.extend({ ...task, core: { ...task.core, [Label.Worker]: 'eon' } })],
+        ['cycles', () => engine.cycles({ core: { ...task.core, [Label.Cancel]: '1' } })],
+        ['ticker', () => engine.ticker()],
+      ];
+      for (const [name, call] of calls) {
+        const error: unknown = await call().then(
+          () => 'resolved',
+          (reason: unknown) => reason,
+        );
+        expect([name, error instanceof Error, error instanceof RescueError]).toEqual([
+          name,
+          true,
+          false,
+        ]);
+      }
+      // and nothing was written through the client it still holds
+      const [stored] = await q.engine('etw').lister(everything);
+      expect(stored?.core?.[Label.Worker]).toBe('eon');
+      expect(await q.engine('etw').lister(everything)).toHaveLength(1);
     } finally {
       await client.quit();
     }
@@ -349,6 +376,58 @@ describe('engine options: close', () => {
     );
     expect(error).toBeInstanceOf(Error);
     expect(error).not.toBeInstanceOf(RescueError);
+  });
+});
+
+describe('engine options: the connections close() closes', () => {
+  /** clientsOf counts the connections a server has, other than the one asking. */
+  async function clientsOf(inspector: Redis): Promise<number> {
+    const list = (await inspector.client('LIST')) as string;
+    return list.split('\n').filter((line) => line.trim() !== '').length - 1;
+  }
+
+  /** settled waits (bounded) until the server reports `count` other connections. */
+  async function settled(inspector: Redis, count: number): Promise<number> {
+    const deadline = Date.now() + 3_000;
+    let seen = await clientsOf(inspector);
+    while (seen !== count && Date.now() < deadline) {
+      await new Promise((resolve) => setImmediate(resolve));
+      seen = await clientsOf(inspector);
+    }
+    return seen;
+  }
+
+  it('closes every connection the engine opened itself, and none it was given', async () => {
+    // a server of its own, so that no other test's connections are counted
+    const server = await startRedisServer({ env: {} });
+    const inspector = new Redis(server.url);
+    const given = new Redis(server.url);
+    const clock = fakeClock('2023-10-20T00:00:01Z');
+    try {
+      await given.ping();
+      expect(await settled(inspector, 1)).toBe(1);
+      const own = new Engine({ redis: server.url, queue: 'own', worker: 'eon', clock });
+      const lent = new Engine({ redis: given, queue: 'lent', worker: 'etw', clock });
+      for (const engine of [own, lent]) {
+        const task = await engine.create({ meta: { k: 'v' } });
+        await engine.create({ cron: { [Label.Every]: 'minute' }, meta: { k: 't' } });
+        await engine.extend((await engine.search())!);
+        await engine.lister(everything);
+        await engine.exists(everything);
+        await engine.expire();
+        await engine.ticker();
+        await engine.delete({ ...task, core: { ...task.core, [Label.Bypass]: 'true' } });
+      }
+      expect(await clientsOf(inspector)).toBeGreaterThan(1);
+      await own.close();
+      await lent.close();
+      expect(await settled(inspector, 1)).toBe(1); // only the client it was given
+      expect(await given.ping()).toBe('PONG');
+    } finally {
+      inspector.disconnect();
+      given.disconnect();
+      await server.stop();
+    }
   });
 });
 
