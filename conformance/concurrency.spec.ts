@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { Redis } from 'ioredis';
 import { Engine } from '../lib/engine/engine.js';
 import { Label } from '../lib/task/label.js';
 import { redisUrl, useQueue } from './harness/queue.js';
@@ -12,7 +13,12 @@ interface WorkerReport {
 const initialTasks = 20_000;
 const addedTasks = 2_000;
 
-function childWorker(queue: string, worker: string, doneKey: string): Promise<WorkerReport> {
+function childWorker(
+  queue: string,
+  worker: string,
+  doneKey: string,
+  holdersKey: string,
+): Promise<WorkerReport> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -22,6 +28,7 @@ function childWorker(queue: string, worker: string, doneKey: string): Promise<Wo
         queue,
         worker,
         doneKey,
+        holdersKey,
       ],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -39,7 +46,18 @@ function childWorker(queue: string, worker: string, doneKey: string): Promise<Wo
   });
 }
 
-async function inProcessWorker(engine: Engine, isDone: () => boolean): Promise<WorkerReport> {
+/**
+ * inProcessWorker claims and deletes until the producer is done and the queue
+ * is empty. Like the child workers, it registers every task it holds in a hash
+ * of holders (HSETNX on claim, HDEL once it deleted the task): a claim that finds the
+ * task registered to another worker saw two owners at once.
+ */
+async function inProcessWorker(
+  engine: Engine,
+  holders: Redis,
+  holdersKey: string,
+  isDone: () => boolean,
+): Promise<WorkerReport> {
   const report: WorkerReport = { worker: engine.worker, claimed: [], failures: [] };
   for (;;) {
     const task = await engine.search();
@@ -47,14 +65,18 @@ async function inProcessWorker(engine: Engine, isDone: () => boolean): Promise<W
       if (isDone() && !(await engine.exists({ meta: { '*': '*' } }))) return report;
       continue;
     }
-    report.claimed.push(task.core?.[Label.Object] ?? '');
+    const id = task.core?.[Label.Object] ?? '';
+    report.claimed.push(id);
     if (task.core?.[Label.Worker] !== engine.worker)
-      report.failures.push(`handed out with owner ${task.core?.[Label.Worker]}`);
+      report.failures.push(`${id}: handed out with owner ${task.core?.[Label.Worker]}`);
+    if ((await holders.hsetnx(holdersKey, id, engine.worker)) !== 1)
+      report.failures.push(`${id}: two owners at once (${await holders.hget(holdersKey, id)})`);
     try {
       await engine.delete(task);
     } catch (error) {
-      report.failures.push(`${task.core?.[Label.Object]}: ${(error as Error).message}`);
+      report.failures.push(`${id}: ${(error as Error).message}`);
     }
+    await holders.hdel(holdersKey, id);
   }
 }
 
@@ -77,31 +99,46 @@ describe('many engines on one queue', () => {
     }
 
     const doneKey = `${q.prefix}:test-producer-done`;
+    const holdersKey = `${q.prefix}:test-holders`;
+    const holders = new Redis(redisUrl());
     let producing = true;
     const inProcess = Array.from({ length: 8 }, (_, index) =>
-      inProcessWorker(q.engine(`local-${index}`, system), () => !producing),
+      inProcessWorker(q.engine(`local-${index}`, system), holders, holdersKey, () => !producing),
     );
     const children = Array.from({ length: 4 }, (_, index) =>
-      childWorker(q.name, `child-${index}`, doneKey),
+      childWorker(q.name, `child-${index}`, doneKey, holdersKey),
     );
 
     for (let index = 0; index < addedTasks; index++) {
       const task = await producer.create({ meta: { n: `late-${index}` } });
       created.push(task.core?.[Label.Object] ?? '');
     }
+    // the workers were claiming while the late tasks were created
+    const claimedWhileProducing =
+      created.length - (await producer.lister({ meta: { '*': '*' } })).length;
     producing = false;
     await q.redis.set(doneKey, '1');
 
     const reports = await Promise.all([...inProcess, ...children]);
+    await holders.quit();
     const claims = reports.flatMap((report) => report.claimed);
     const failures = reports.flatMap((report) => report.failures);
 
+    expect(claimedWhileProducing).toBeGreaterThan(0);
+    // no claim found the task held by another worker, every claimed copy named
+    // its claimer, and every delete passed the ownership check
     expect(failures).toEqual([]);
+    // every task handed out exactly once (no lease ends during the run, so a
+    // second hand-out could only be a second owner), none lost, all deleted
+    const handedTwice = claims.filter((id, index) => claims.indexOf(id) !== index);
+    expect(handedTwice).toEqual([]);
     expect(claims).toHaveLength(created.length);
-    expect(new Set(claims).size).toBe(created.length);
     expect(new Set(claims)).toEqual(new Set(created));
     expect(await producer.exists({ meta: { '*': '*' } })).toBe(false);
+    expect(await q.redis.hlen(holdersKey)).toBe(0);
     // every worker took part, the children included
-    expect(reports.every((report) => report.claimed.length > 0)).toBe(true);
+    expect(reports.map((report) => [report.worker, report.claimed.length > 0])).toEqual(
+      reports.map((report) => [report.worker, true]),
+    );
   }, 120_000);
 });
