@@ -1,4 +1,6 @@
+import { TaskMetaEmptyError } from '../lib/errors.js';
 import { Label } from '../lib/task/label.js';
+import type { Task } from '../lib/task/task.js';
 import { creationTime } from '../lib/task/object-id.js';
 import { useQueue } from './harness/queue.js';
 
@@ -110,5 +112,57 @@ describe('create', () => {
     const [listed] = await eon.lister({ meta: { '*': '*' } });
     // a label map has no order; compare its pairs
     expect(Object.entries(listed?.meta ?? {}).sort()).toEqual(Object.entries(meta).sort());
+  });
+
+  it('reads null maps as absent: it stores and returns none of them, and adds core and node', async () => {
+    const eon = queue().engine('eon');
+    const argument = {
+      core: null,
+      cron: null,
+      gate: null,
+      meta: { k: 'v' },
+      node: null,
+      root: null,
+      sync: null,
+    } as unknown as Task;
+    const stored = await eon.create(argument);
+    const id = stored.core?.[Label.Object] ?? '';
+    const expected = {
+      core: { [Label.Object]: id },
+      meta: { k: 'v' },
+      node: { [Label.Method]: 'any' },
+    };
+    expect(stored).toEqual(expected);
+    expect(Object.keys(stored).sort()).toEqual(['core', 'meta', 'node']);
+    const [listed] = await eon.lister({ meta: { '*': '*' } });
+    expect(listed && Object.keys(listed).sort()).toEqual(['core', 'meta', 'node']);
+    expect(argument.core).toEqual(expected.core);
+    expect(argument.node).toEqual(expected.node);
+  });
+
+  it('ignores properties other than the seven maps: not stored, not returned', async () => {
+    const eon = queue().engine('eon');
+    const stored = await eon.create({
+      meta: { k: 'v' },
+      extra: { a: 'b' },
+      note: 'text',
+      count: 5,
+    } as unknown as Task);
+    expect(Object.keys(stored).sort()).toEqual(['core', 'meta', 'node']);
+    const [listed] = await eon.lister({ meta: { '*': '*' } });
+    expect(listed).toEqual(stored);
+    // a query of only such properties has no map at all (X2)
+    await expect(eon.exists({ extra: { a: 'b' } } as unknown as Task)).rejects.toBeInstanceOf(
+      TaskMetaEmptyError,
+    );
+  });
+
+  it('accepts the largest cancel value, 2^53 - 1, and stores it as given', async () => {
+    const eon = queue().engine('eon');
+    const stored = await eon.create({
+      core: { [Label.Cancel]: '9007199254740991' },
+      meta: { k: 'v' },
+    });
+    expect(stored.core?.[Label.Cancel]).toBe('9007199254740991');
   });
 });
