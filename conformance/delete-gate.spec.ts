@@ -331,4 +331,15 @@ describe('delete: gate accounting', () => {
       ).rejects.toBeInstanceOf(TaskNotFoundError);
     });
   });
+
+  it("counts the copy's gate, not the stored one: a plain task whose copy carries a trigger value flips the template", async () => {
+    const eon = queue().engine('eon');
+    const template = await eon.create({ gate: { g0: 'waiting' }, meta: { k: 'template' } });
+    await eon.create({ meta: { k: 'plain' } });
+    await complete(eon, { k: 'plain' }, (copy) => {
+      copy.gate = { g0: 'trigger' };
+    });
+    expect(await childrenOf(eon, idOf(template))).toHaveLength(1);
+    expect(await eon.exists({ meta: { k: 'plain' } })).toBe(false); // deleted, not requeued
+  });
 });

@@ -139,4 +139,20 @@ describe('delete: sync propagation', () => {
     await eon.delete(child);
     expect(await eon.exists(everything)).toBe(false);
   });
+
+  it("hands the copy's sync to whatever stored task its root names, and deletes the task instead of requeueing it", async () => {
+    const eon = queue().engine('eon');
+    const target = await eon.create({ meta: { k: 'target' }, sync: { a: '1' } });
+    await eon.create({ meta: { k: 'worked' } });
+    const copy = await eon.search({ meta: { k: 'worked' } });
+    await eon.delete({
+      ...copy,
+      root: { [Label.Object]: idOf(target), other: 'label' },
+      sync: { b: '2', [Label.Paging]: '1' },
+    });
+    // the root makes step 4 delete rather than requeue, and step 6 replaces the target's sync
+    expect(await eon.lister(everything)).toEqual([
+      { ...target, sync: { b: '2', [Label.Paging]: '1' } },
+    ]);
+  });
 });
