@@ -133,4 +133,22 @@ describe('the engine clock', () => {
     expect(claimed?.meta).toEqual({ k: 'plain' });
     expect(claimed?.core?.[Label.Expiry]).toBe('2023-10-20T00:00:32Z');
   });
+
+  it('lets an engine whose clock is behind extend a lease from its own now, even to an earlier end', async () => {
+    // §5.1: engines whose clocks disagree decide with their own clocks; leases shift by the skew
+    const ahead = countingClock('2023-10-20T00:00:10Z');
+    const behind = countingClock('2023-10-20T00:00:02Z');
+    const eon = engineOn(ahead, 'eon');
+    const late = engineOn(behind, 'eon'); // the same worker id on a slow clock
+    await eon.create({ meta: { k: 'v' } });
+    const copy = await eon.search();
+    expect(copy?.core?.[Label.Expiry]).toBe('2023-10-20T00:00:40Z');
+    await late.extend(copy!);
+    const [stored] = await eon.lister(everything);
+    expect(stored?.core?.[Label.Expiry]).toBe('2023-10-20T00:00:32Z');
+    ahead.set('2023-10-20T00:00:32Z');
+    await eon.expire(); // ended by eon's clock: revoked
+    const [revoked] = await eon.lister(everything);
+    expect(revoked?.core).toEqual({ [Label.Object]: idOf(copy), [Label.Cycles]: '1' });
+  });
 });

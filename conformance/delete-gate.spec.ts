@@ -342,4 +342,26 @@ describe('delete: gate accounting', () => {
     expect(await childrenOf(eon, idOf(template))).toHaveLength(1);
     expect(await eon.exists({ meta: { k: 'plain' } })).toBe(false); // deleted, not requeued
   });
+
+  it('re-arms after firing and fires again with the sync the second round of triggers carried over', async () => {
+    const eon = queue().engine('eon');
+    const template = await eon.create({
+      gate: { g0: 'waiting', g1: 'waiting' },
+      meta: { k: 'template' },
+      sync: { round: 'none', by: 'none' },
+    });
+    for (const round of ['1', '2']) {
+      await eon.create({ gate: { g0: 'trigger' }, meta: { k: `a${round}` }, sync: { round } });
+      await eon.create({ gate: { g1: 'trigger' }, meta: { k: `b${round}` }, sync: { by: 'b' } });
+      await complete(eon, { k: `a${round}` });
+      expect((await stored(eon, idOf(template)))?.gate).toEqual({ g0: 'deleted', g1: 'waiting' });
+      await complete(eon, { k: `b${round}` });
+      expect((await stored(eon, idOf(template)))?.gate).toEqual({ g0: 'waiting', g1: 'waiting' });
+    }
+    const children = await childrenOf(eon, idOf(template));
+    expect(children.map((child) => child.sync)).toEqual([
+      { round: '1', by: 'b' },
+      { round: '2', by: 'b' },
+    ]);
+  });
 });
