@@ -428,4 +428,52 @@ describe('search deletes obsolete leaves', () => {
     expect((await eon.search())?.root).toEqual({ [Label.Object]: idOf(template) });
     expect(await stored(eon, leaf)).toBe(false);
   });
+
+  // The same witness changes for roots with patterns, which the engine checks
+  // by reading the queue rather than through counted meta pairs.
+  describe.each<[string, Record<string, string>]>([
+    ["{ 'k*': 'v' }", { 'k*': 'v' }],
+    ["{ '*': 'v' }", { '*': 'v' }],
+    ["{ '*1': '*' }", { '*1': '*' }],
+  ])('with the pattern root %s', (_name, root) => {
+    it('is still deleted when one of two witnesses was deleted before the search', async () => {
+      const eon = queue().engine('eon');
+      const leaf = await eon.create({ meta: { name: 'leaf' }, root });
+      const first = await eon.create({ meta: { k1: 'v' } });
+      await eon.create({ meta: { k1: 'v', name: 'second' } });
+      await eon.delete(bypass(first));
+      expect(await stored(eon, leaf)).toBe(true);
+      await eon.search({ meta: { name: 'nothing' } });
+      expect(await stored(eon, leaf)).toBe(false);
+    });
+
+    it('is not deleted once a paging requeue took the meta of its only witness away', async () => {
+      const eon = queue().engine('eon');
+      await eon.create({ meta: { k1: 'v' } });
+      const copy = await eon.search();
+      const leaf = await eon.create({ meta: { name: 'leaf' }, root });
+      await eon.delete({ ...copy, meta: { other: 'x' }, sync: { [Label.Paging]: '1' } });
+      expect(idOf(await eon.search({ meta: { name: 'leaf' } }))).toBe(idOf(leaf));
+    });
+
+    it('is not deleted when retention removed its only witness', async () => {
+      const q = queue();
+      const eon = q.engine('eon');
+      await eon.create({ meta: { k1: 'v' } });
+      q.clock.set('2023-10-24T00:00:00Z');
+      const leaf = await eon.create({ meta: { name: 'leaf' }, root });
+      q.clock.set('2023-10-27T00:00:01Z');
+      await eon.expire();
+      expect(await names(eon)).toEqual(['leaf']);
+      expect(idOf(await eon.search())).toBe(idOf(leaf));
+    });
+
+    it('is not deleted when its only witness was a template deleted with bypass', async () => {
+      const eon = queue().engine('eon');
+      const template = await eon.create({ cron: { [Label.Every]: 'hour' }, meta: { k1: 'v' } });
+      const leaf = await eon.create({ meta: { name: 'leaf' }, root });
+      await eon.delete(bypass(template));
+      expect(idOf(await eon.search())).toBe(idOf(leaf));
+    });
+  });
 });
