@@ -282,4 +282,33 @@ describe('delete: deferral', () => {
     await eon.delete(third!);
     expect(await eon.exists(everything)).toBe(false);
   });
+
+  it.each([
+    ['the @exact', '2023-10-20T02:00:01Z', '1 hour'],
+    ['the deferred tick+1', '2023-10-20T01:00:01Z', '2 hours'],
+  ])(
+    'hands out a paging task whose copy carries @exact and @defer only once both are reached (%s comes later)',
+    async (_name, exact, defer) => {
+      // phase 2 rules 4 and 5 both apply: it waits for @exact and for tick+1
+      const q = queue();
+      const eon = q.engine('eon');
+      const copy = await claimed(eon);
+      await eon.delete({
+        ...copy,
+        cron: { [Label.Exact]: exact, [Label.Defer]: defer },
+        sync: { [Label.Paging]: '1' },
+      });
+      expect((await stored(eon, idOf(copy)))?.cron).toEqual({
+        [Label.Exact]: exact,
+        [Label.Defer]: defer,
+        [Label.TickP1]: defer === '1 hour' ? '2023-10-20T01:00:01Z' : '2023-10-20T02:00:01Z',
+      });
+      q.clock.set('2023-10-20T01:00:01Z');
+      expect(await eon.search()).toBeUndefined();
+      q.clock.set('2023-10-20T02:00:00.999Z');
+      expect(await eon.search()).toBeUndefined();
+      q.clock.set('2023-10-20T02:00:01Z');
+      expect(idOf(await eon.search())).toBe(idOf(copy));
+    },
+  );
 });
