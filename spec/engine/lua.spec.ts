@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { assembleScript } from '../../lib/engine/lua/loader.js';
 import { scripts } from '../../lib/engine/lua/scripts.js';
+import { keyNames, type KeyName } from '../../lib/engine/keys.js';
 
 const luaDir = new URL('../../lib/engine/lua/', import.meta.url);
 const files = readdirSync(luaDir).filter((name) => name.endsWith('.lua'));
@@ -24,8 +25,25 @@ describe('engine scripts', () => {
     const script = scripts.delete;
     expect(script.source.startsWith('-- prelude')).toBe(true);
     expect(script.source.match(/-- file: include\/task\.lua/g)).toHaveLength(1);
-    expect(script.source).toContain('local K = { ["tasks"] = KEYS[1]');
     expect(script.sha).toMatch(/^[0-9a-f]{40}$/);
+  });
+
+  it("writes each K['<name>'] as KEYS[<position in keyNames>]", () => {
+    const script = assembleScript('keys', "return { K['tasks'], K['ready'], K['signal'] }");
+    const position = (name: KeyName) => keyNames.indexOf(name) + 1;
+    expect(script.source).toContain(
+      `return { KEYS[${position('tasks')}], KEYS[${position('ready')}], KEYS[${position('signal')}] }`,
+    );
+    for (const loaded of Object.values(scripts)) expect(loaded.source).not.toMatch(/\bK\[/);
+  });
+
+  it('names a key that keys.ts does not know, and a key looked up by a variable', () => {
+    expect(() => assembleScript('typo', "return K['task']")).toThrow(
+      "typo.lua: K['task'] is not a key of lib/engine/keys.ts",
+    );
+    expect(() => assembleScript('dynamic', 'return K[name]')).toThrow(
+      "dynamic.lua: keys are named as K['<name>'] only",
+    );
   });
 
   it('writes the constants as literals where they are used', () => {

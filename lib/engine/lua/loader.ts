@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { errorCodes } from '../../errors.js';
 import { Gate, Label, Method } from '../../task/label.js';
 import { mapNames } from '../../task/task.js';
-import { keyNames } from '../keys.js';
+import { keyNames, type KeyName } from '../keys.js';
 
 /** LoadedScript is one assembled script: prelude, includes and body, with its SHA1. */
 export interface LoadedScript {
@@ -49,8 +49,11 @@ export function assembleScript(name: string, body: string): LoadedScript {
     }
     return `-- file: include/${include}.lua\n${text}\n-- file: ${name}.lua`;
   });
-  const source = inlineConstants(
-    [...(shebang === undefined ? [] : [shebang]), prelude, ...assembled].join('\n'),
+  const source = inlineKeys(
+    name,
+    inlineConstants(
+      [...(shebang === undefined ? [] : [shebang]), prelude, ...assembled].join('\n'),
+    ),
   );
   return { name, source, sha: createHash('sha1').update(source).digest('hex') };
 }
@@ -86,10 +89,24 @@ function inlineConstants(source: string): string {
   return source.replace(constantPattern, (name) => luaString(constants.get(name) ?? name));
 }
 
-/** The prelude: map names, and `K.<key>` for the queue's keys in the order of `keyNames`. */
+/**
+ * inlineKeys writes each `K['<name>']` as `KEYS[<position>]`, the position of
+ * the name in `keyNames` (the order every script receives the queue's keys
+ * in). A table of the keys would be built again on every call.
+ */
+function inlineKeys(script: string, source: string): string {
+  const inlined = source.replace(/\bK\['([a-z-]+)'\]/g, (_, key: string) => {
+    const index = keyNames.indexOf(key as KeyName);
+    if (index < 0) throw new Error(`${script}.lua: K['${key}'] is not a key of lib/engine/keys.ts`);
+    return `KEYS[${index + 1}]`;
+  });
+  if (/\bK\[/.test(inlined)) throw new Error(`${script}.lua: keys are named as K['<name>'] only`);
+  return inlined;
+}
+
+/** The prelude: map names (from lib/task/task.ts). */
 const prelude = [
-  '-- prelude: generated from lib/task/task.ts and lib/engine/keys.ts; constants are inlined',
+  '-- prelude: generated from lib/task/task.ts; constants and keys are inlined',
   `local MAP_NAMES = { ${mapNames.map(luaString).join(', ')} }`,
-  `local K = { ${keyNames.map((name, index) => `[${luaString(name)}] = KEYS[${index + 1}]`).join(', ')} }`,
   '-- end of prelude',
 ].join('\n');

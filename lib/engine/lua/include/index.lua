@@ -220,16 +220,16 @@ local function leaf_state()
 end
 
 -- where a candidate waits: `leases` when owned, `waiting` until due, else a
--- ready pool; with the member it has there
+-- ready pool; the pool's key, with the member it has there
 local function pool_of(id, task, shape, now, due)
   if not shape.candidate then return nil, nil end
-  if shape.owner ~= nil then return 'leases', id end
-  if shape.timed and due > now then return 'waiting', id end
+  if shape.owner ~= nil then return K['leases'], id end
+  if shape.timed and due > now then return K['waiting'], id end
   if shape.method == METHOD_UNI then
-    return 'ready-uni', (label_set(task.node, LABEL_WORKER) or '') .. '\0' .. id
+    return K['ready-uni'], (label_set(task.node, LABEL_WORKER) or '') .. '\0' .. id
   end
-  if task.cron ~= nil then return 'ready-cron', id end
-  return 'ready', id
+  if task.cron ~= nil then return K['ready-cron'], id end
+  return K['ready'], id
 end
 
 local function stored_due(id)
@@ -258,44 +258,44 @@ local function reindex_pools(id, old, new, os, ns, ctx)
   if ns ~= nil then new_pool, new_member = pool_of(id, new, ns, ctx.now, new_due) end
 
   local moved = old_pool ~= new_pool or old_member ~= new_member
-  if old_timed and old_pool ~= nil and old_pool ~= 'leases' then
+  if old_timed and old_pool ~= nil and old_pool ~= K['leases'] then
     -- an unowned timed task sits in `waiting` or in its ready pool (with its
     -- due time in `promoted`), depending on when it was placed: clear all
     redis.call('ZREM', K['waiting'], id)
     redis.call('ZREM', K['promoted'], id)
     local ready_pool, ready_member = pool_of(id, old, os, math.huge, 0)
-    redis.call('ZREM', K[ready_pool], ready_member)
+    redis.call('ZREM', ready_pool, ready_member)
     moved = true
   elseif moved and old_pool ~= nil then
-    redis.call('ZREM', K[old_pool], old_member)
+    redis.call('ZREM', old_pool, old_member)
   end
   if moved and new_pool ~= nil then
-    if new_pool == 'leases' then
+    if new_pool == K['leases'] then
       redis.call('ZADD', K['leases'], ctx.expiry_ms or 0, id)
-    elseif new_pool == 'waiting' then
+    elseif new_pool == K['waiting'] then
       redis.call('ZADD', K['waiting'], new_due, id)
       if ctx.next_due == nil or new_due < ctx.next_due then ctx.next_due = new_due end
     else
-      redis.call('ZADD', K[new_pool], 0, new_member)
+      redis.call('ZADD', new_pool, 0, new_member)
       if new_timed then redis.call('ZADD', K['promoted'], new_due, id) end
       local target = ''
-      if new_pool == 'ready-uni' then target = label_set(new.node, LABEL_WORKER) or '' end
+      if new_pool == K['ready-uni'] then target = label_set(new.node, LABEL_WORKER) or '' end
       ctx.wake[target] = true
     end
-  elseif not moved and new_pool == 'leases' and ctx.expiry_ms ~= nil then
+  elseif not moved and new_pool == K['leases'] and ctx.expiry_ms ~= nil then
     redis.call('ZADD', K['leases'], ctx.expiry_ms, id)
   end
 
-  local old_owner = old_pool == 'leases' and os.owner or nil
-  local new_owner = new_pool == 'leases' and ns.owner or nil
+  local old_owner = old_pool == K['leases'] and os.owner or nil
+  local new_owner = new_pool == K['leases'] and ns.owner or nil
   if old_owner ~= new_owner then
     if old_owner ~= nil then count_owner(old_owner, -1) end
     if new_owner ~= nil then count_owner(new_owner, 1) end
   end
 
   -- retention finds old tasks in `ready` by their ids; the others are listed here
-  local old_retained = os ~= nil and os.retained and old_pool ~= 'ready'
-  local new_retained = ns ~= nil and ns.retained and new_pool ~= 'ready'
+  local old_retained = os ~= nil and os.retained and old_pool ~= K['ready']
+  local new_retained = ns ~= nil and ns.retained and new_pool ~= K['ready']
   if old_retained ~= new_retained then
     if new_retained then redis.call('ZADD', K['retention'], 0, id) else redis.call('ZREM', K['retention'], id) end
   end

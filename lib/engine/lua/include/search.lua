@@ -64,7 +64,7 @@ local function search_phase_two(now, ctx)
     else
       local pool, member = pool_of(id, task, shape_of(task), math.huge, 0)
       if pool ~= nil then
-        redis.call('ZADD', K[pool], 0, member)
+        redis.call('ZADD', pool, 0, member)
         redis.call('ZADD', K['promoted'], stored_due(id), id)
       end
     end
