@@ -354,41 +354,94 @@ describe('Worker leases', () => {
     expect(queue().log(worker).errors).toEqual([]);
   });
 
-  it('does not run a task twice at once when its lapsed lease is revoked and the same worker claims it again', async () => {
+  it('aborts the signal at the lease end while a handler that does not extend still runs, and does not delete', async () => {
     const eon = queue().live('eon', { expiry: 300 });
-    let calls = 0;
-    const reclaimed = signal();
+    let abortedWhileRunning = false;
+    const finished = signal();
     const worker = queue().worker(
       eon,
       [
         {
           filter: kind('a'),
-          ensure: async () => {
-            calls++;
-            if (calls === 1) await within(reclaimed.promise, 3_000, 'the task claimed again');
+          ensure: async (_task, context) => {
+            // nobody runs expire here: only the lease end can abort the signal
+            await within(aborted(context.signal), 3_000, 'the signal aborted');
+            abortedWhileRunning = true;
+            finished.resolve();
           },
         },
       ],
-      { concurrency: 2, autoExtend: false, background: true, expireInterval: 25 },
+      { autoExtend: false },
+    );
+    const lost = next(worker, 'task:lost', 3_000);
+    await worker.start();
+    const created = await eon.create({ meta: { kind: 'a' } });
+    const [lostTask, error] = await lost;
+    await within(finished.promise, 3_000, 'ensure returned');
+
+    expect(abortedWhileRunning).toBe(true);
+    expect(idOf(lostTask)).toBe(idOf(created));
+    expect(error).toBeInstanceOf(TaskOutdatedError);
+    expect((error as Error).message).toMatch(
+      /^Worker: the lease of task \S+ ended at \S+ without renewal$/,
+    );
+    // not deleted: expire revokes it once someone runs it, and the task runs again
+    const left = await stored(eon, idOf(created));
+    expect(left?.core?.[Label.Worker]).toBe('eon');
+    expect(queue().log(worker).ensured).toEqual([]);
+  });
+
+  it('does not claim a task again while its lapsed run still goes on, and runs it again after that run ended', async () => {
+    const eon = queue().live('eon', { expiry: 300 });
+    let calls = 0;
+    let running = 0;
+    let mostAtOnce = 0;
+    const firstSignal = signal<AbortSignal>();
+    const worker = queue().worker(
+      eon,
+      [
+        {
+          filter: kind('a'),
+          ensure: async (task, context) => {
+            calls++;
+            running++;
+            mostAtOnce = Math.max(mostAtOnce, running);
+            try {
+              if (calls === 1) {
+                firstSignal.resolve(context.signal);
+                // outlive the lease and the revocation, with a slot free to claim it again
+                await within(aborted(context.signal), 3_000, 'the first run lost its lease');
+                await until(
+                  async () => (await stored(eon, idOf(task)))?.core?.[Label.Cycles] === '1',
+                  3_000,
+                  'the lapsed lease revoked',
+                );
+                // three more expire runs while the idle slot keeps searching: it must not claim it
+                const runs = queue().log(worker).expireDone;
+                await until(
+                  () => queue().log(worker).expireDone >= runs + 3,
+                  3_000,
+                  'three expire runs',
+                );
+                expect((await stored(eon, idOf(task)))?.core?.[Label.Worker]).toBeUndefined();
+              }
+            } finally {
+              running--;
+            }
+          },
+        },
+      ],
+      { concurrency: 2, autoExtend: false, background: true, expireInterval: 25, pollInterval: 20 },
     );
     await worker.start();
     const created = await eon.create({ meta: { kind: 'a' } });
-    // the lease lapses, expire revokes it (cycles 1), and the idle slot claims it again
-    await until(
-      async () => (await stored(eon, idOf(created)))?.core?.[Label.Cycles] === '1',
-      3_000,
-      'the lapsed lease revoked',
-    );
-    await until(
-      async () => (await stored(eon, idOf(created)))?.core?.[Label.Worker] === 'eon',
-      3_000,
-      'the task claimed again by eon',
-    );
-    reclaimed.resolve();
-    await until(() => queue().log(worker).ensured.length === 1, 3_000, 'the task ensured');
+    await until(() => queue().log(worker).ensured.length === 1, 4_000, 'the task ensured');
 
-    expect(calls).toBe(1);
-    expect(await eon.exists({ meta: { '*': '*' } })).toBe(false);
+    expect((await firstSignal.promise).aborted).toBe(true);
+    expect(calls).toBe(2);
+    expect(mostAtOnce).toBe(1);
+    expect(queue().log(worker).failed).toEqual([]);
     expect(queue().log(worker).ensured.map(idOf)).toEqual([idOf(created)]);
+    expect(await eon.exists({ meta: { '*': '*' } })).toBe(false);
   });
 });

@@ -1,6 +1,11 @@
+import { Redis } from 'ioredis';
+import { Engine } from '../lib/engine/engine.js';
 import { has } from '../lib/matcher/matcher.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
+import { formatTime } from '../lib/task/time.js';
+import { startRedisServer } from '../lib/testing/redis-server.js';
+import { Worker } from '../lib/worker/worker.js';
 import {
   aborted,
   idOf,
@@ -93,8 +98,41 @@ describe('Worker.stop()', () => {
     expect(failed.map(({ task }) => idOf(task))).toEqual([idOf(created)]);
     expect(ensured).toEqual([]);
     expect(lost).toEqual([]); // stopping is not losing the task
-    // a rejected ensure leaves the task owned, to expire and be retried
-    expect((await stored(eon, idOf(created)))?.core?.[Label.Worker]).toBe('eon');
+    // cut short by stop(): given back at once, without a cycle, for another worker
+    const left = await stored(eon, idOf(created));
+    expect(left?.core?.[Label.Worker]).toBeUndefined();
+    expect(left?.core?.[Label.Cycles]).toBeUndefined();
+  });
+
+  it('gives back, and does not delete, a task whose ensure resolved after stopTimeout aborted its signal', async () => {
+    const eon = queue().live('eon', { expiry: 60_000 });
+    const started = signal();
+    const worker = queue().worker(
+      eon,
+      [
+        {
+          filter: kind('endless'),
+          ensure: async (_task, context) => {
+            started.resolve();
+            await aborted(context.signal); // honours the signal by returning early: the work is not done
+          },
+        },
+      ],
+      { stopTimeout: 50 },
+    );
+    await worker.start();
+    const created = await eon.create({ meta: { kind: 'endless' } });
+    await within(started.promise, 3_000, 'ensure started');
+    await within(worker.stop(), 3_000, 'stop resolved');
+
+    const left = await stored(eon, idOf(created));
+    expect(left).toBeDefined();
+    expect(left?.core?.[Label.Worker]).toBeUndefined();
+    const { ensured, failed } = queue().log(worker);
+    expect(ensured).toEqual([]);
+    expect(failed.map(({ task, error }) => [idOf(task), (error as Error).message])).toEqual([
+      [idOf(created), 'Worker.stop: the grace period ran out'],
+    ]);
   });
 
   it('does not abort an ensure that finishes within stopTimeout', async () => {
@@ -225,5 +263,55 @@ describe('Worker.stop()', () => {
     expect(queue().log(stopping).ensured.map(idOf)).toEqual([idOf(created)]);
     expect(queue().log(stopping).lost).toEqual([]);
     expect(await stored(eon, idOf(created))).toBeUndefined();
+  });
+});
+
+describe('Worker.stop() during a search', () => {
+  it('gives back, without starting it, a task that a search under way when stop() was called claims', async () => {
+    // a private server: CLIENT PAUSE would hold every other test's commands too
+    const server = await startRedisServer({ env: {} });
+    const admin = new Redis(server.url);
+    const engine = new Engine({
+      redis: { host: server.host, port: server.port, connectionName: 'stopping-worker' },
+      queue: 'stop-during-search',
+      worker: 'eon',
+    });
+    const started: Task[] = [];
+    const worker = new Worker(
+      engine,
+      [{ filter: kind('a'), ensure: (task) => resolved(started.push(task)) }],
+      { pollInterval: 60_000, background: false },
+    );
+    try {
+      await worker.start();
+      // the task becomes due in a moment: the idle worker searches then
+      const due = new Date(Date.now() + 300);
+      const created = await engine.create({
+        cron: { [Label.Exact]: formatTime(due) },
+        meta: { kind: 'a' },
+      });
+      await admin.client('PAUSE', 5_000, 'WRITE');
+      await until(
+        async () =>
+          String(await admin.client('LIST'))
+            .split('\n')
+            .some((line) => line.includes('name=stopping-worker') && / flags=\S*b/.test(line)),
+        3_000,
+        "the worker's search held by the paused server",
+      );
+      const stopping = worker.stop();
+      await admin.client('UNPAUSE');
+      await within(stopping, 3_000, 'stop resolved');
+
+      expect(started).toEqual([]);
+      const [left] = await engine.lister({ meta: { kind: 'a' } });
+      expect(left?.core?.[Label.Object]).toBe(idOf(created));
+      expect(left?.core?.[Label.Worker]).toBeUndefined();
+    } finally {
+      await worker.stop();
+      await engine.close();
+      await admin.quit();
+      await server.stop();
+    }
   });
 });

@@ -1,6 +1,9 @@
+import type { Clock } from '../clock.js';
 import type { Engine } from '../engine/engine.js';
 import { TaskNotFoundError, TaskOutdatedError } from '../errors.js';
+import { Label } from '../task/label.js';
 import type { Task } from '../task/task.js';
+import { formatTime, tryParseTime } from '../task/time.js';
 
 /** isLost tells whether an error from extend or delete means the worker lost the task. */
 export function isLost(error: unknown): boolean {
@@ -16,6 +19,10 @@ export class LazyAbort {
   private controller: AbortController | undefined;
   private aborted = false;
   private reason: unknown;
+
+  get isAborted(): boolean {
+    return this.aborted;
+  }
 
   get signal(): AbortSignal {
     if (this.controller === undefined) {
@@ -36,11 +43,14 @@ export class LazyAbort {
 /**
  * Lease keeps a running task owned: it extends the lease at half the expiry
  * (when auto-extend is on) and on request, and aborts the ensure's signal
- * once the task is lost.
+ * once the task is lost: when a renewal says so, or when the lease ends
+ * without renewal (auto-extend off, or Redis unreachable), because from then
+ * on `expire` may give the task to another worker.
  */
 export class Lease {
   readonly controller = new LazyAbort();
-  private timer: NodeJS.Timeout | undefined;
+  private renewal: NodeJS.Timeout | undefined;
+  private deadline: NodeJS.Timeout | undefined;
   private lostError: unknown;
   private isLostFlag = false;
   private stopped = false;
@@ -50,9 +60,10 @@ export class Lease {
     private readonly task: Task,
     private readonly expiryMs: number,
     private readonly autoExtend: boolean,
+    private readonly clock: Clock,
     private readonly onLost: (error: unknown) => void,
     private readonly onError: (error: unknown) => void,
-    /** engine ms per real ms: renewals are timed in real ms */
+    /** engine ms per real ms: timers run in real ms */
     private readonly timeScale = 1,
   ) {}
 
@@ -64,16 +75,20 @@ export class Lease {
     return this.lostError;
   }
 
+  /** start times the first renewal and the lease end, from the expiry the claim wrote. */
   start(): void {
-    this.schedule(this.expiryMs / 2 / this.timeScale);
+    const claimedEndMs = tryParseTime(this.task.core?.[Label.Expiry])?.getTime();
+    this.renewed(claimedEndMs ?? this.clock().getTime() + this.expiryMs);
   }
 
   /** extend renews the lease now; a lost task aborts the signal and rethrows. */
   async extend(): Promise<void> {
     if (this.isLostFlag) throw this.lostError;
+    // read before the call: the lease extend grants ends no earlier than this
+    const endMs = this.clock().getTime() + this.expiryMs;
     try {
       await this.engine.extend(this.task);
-      this.schedule(this.expiryMs / 2 / this.timeScale);
+      this.renewed(endMs);
     } catch (error) {
       // a renewal still in flight when the task completed finds it gone: not a loss
       if (isLost(error) && !this.stopped) this.lose(error);
@@ -86,20 +101,39 @@ export class Lease {
     if (this.isLostFlag) return;
     this.isLostFlag = true;
     this.lostError = error;
-    clearTimeout(this.timer);
+    this.clearTimers();
     this.controller.abort(error);
     this.onLost(error);
   }
 
   stop(): void {
     this.stopped = true;
-    clearTimeout(this.timer);
+    this.clearTimers();
+  }
+
+  /** renewed sets the lease end (engine ms) and plans the next renewal at half the expiry. */
+  private renewed(endMs: number): void {
+    if (this.stopped || this.isLostFlag) return;
+    clearTimeout(this.deadline);
+    const id = this.task.core?.[Label.Object] ?? '';
+    this.deadline = setTimeout(
+      () => {
+        this.lose(
+          new TaskOutdatedError(
+            `Worker: the lease of task ${id} ended at ${formatTime(new Date(endMs))} without renewal`,
+          ),
+        );
+      },
+      Math.max(0, (endMs - this.clock().getTime()) / this.timeScale),
+    );
+    this.deadline.unref();
+    this.schedule(this.expiryMs / 2 / this.timeScale);
   }
 
   private schedule(delayMs: number): void {
-    clearTimeout(this.timer);
+    clearTimeout(this.renewal);
     if (!this.autoExtend || this.stopped || this.isLostFlag) return;
-    this.timer = setTimeout(() => {
+    this.renewal = setTimeout(() => {
       this.extend().catch((error: unknown) => {
         if (isLost(error)) return;
         // Redis trouble: report and try again soon, before the lease ends
@@ -107,6 +141,11 @@ export class Lease {
         this.schedule(Math.max(50, this.expiryMs / 10 / this.timeScale));
       });
     }, delayMs);
-    this.timer.unref();
+    this.renewal.unref();
+  }
+
+  private clearTimers(): void {
+    clearTimeout(this.renewal);
+    clearTimeout(this.deadline);
   }
 }

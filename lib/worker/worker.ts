@@ -18,6 +18,8 @@ import { isLost, LazyAbort, Lease } from './lease.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
 import { WakeUp } from './wake.js';
 
+const none: string[] = [];
+
 /** How long a slot backs off after Redis failed, at first and at most (ms). */
 const backoff = { firstMs: 100, maxMs: 5_000 } as const;
 
@@ -54,6 +56,14 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private stopping: Promise<void> | undefined;
   /** Tasks being ensured: the controller of their signal. */
   private readonly running = new Map<string, LazyAbort>();
+  /**
+   * Tasks still being ensured although their lease was lost: this worker must
+   * not claim them again meanwhile (expire may have offered them anew), or one
+   * process would run the same task twice at once.
+   */
+  private readonly lapsed = new Set<string>();
+  /** The reason the signals of running ensures abort with when stop()'s grace period runs out. */
+  private readonly graceError = new Error('Worker.stop: the grace period ran out');
   /** Tasks none of the handlers took: id -> until when (performance.now ms) they are skipped. */
   private readonly declinedUntil = new Map<string, number>();
 
@@ -104,8 +114,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
     let timer: NodeJS.Timeout | undefined;
     if (this.options.stopTimeout !== undefined) {
       timer = setTimeout(() => {
-        for (const controller of this.running.values())
-          controller.abort(new Error('Worker.stop: grace period ran out'));
+        for (const controller of this.running.values()) controller.abort(this.graceError);
       }, this.options.stopTimeout);
     }
     await Promise.all(this.slots);
@@ -177,6 +186,11 @@ export class Worker extends EventEmitter<WorkerEvents> {
           await this.wake?.wait(since, this.options.pollInterval);
           continue;
         }
+        // stop() came while the search ran: the claim is given back below
+        if (!this.taking) {
+          next = task;
+          break;
+        }
       }
       try {
         next = await this.work(task);
@@ -199,12 +213,15 @@ export class Worker extends EventEmitter<WorkerEvents> {
     return undefined;
   }
 
-  /** skipped lists the declined tasks still skipped (and forgets the others). */
+  /**
+   * skipped lists the tasks this worker's searches pass over: declined tasks
+   * still skipped (the others are forgotten), and lapsed ones still running.
+   */
   private skipped(): string[] {
-    if (this.declinedUntil.size === 0) return [];
+    if (this.declinedUntil.size === 0 && this.lapsed.size === 0) return none;
     const now = performance.now();
     for (const [id, until] of this.declinedUntil) if (until <= now) this.declinedUntil.delete(id);
-    return [...this.declinedUntil.keys()];
+    return [...this.declinedUntil.keys(), ...this.lapsed];
   }
 
   private decline(id: string): void {
@@ -228,8 +245,12 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private async work(task: Task): Promise<Task | undefined> {
     const id = task.core?.[Label.Object] ?? '';
     const owned = task.core?.[Label.Worker] !== undefined;
-    // A broadcast task whose local lease ran out while this worker still runs it.
-    if (this.running.has(id)) return undefined;
+    // Still running here: a broadcast task whose local lease ran out, or (a
+    // search that was under way when the lease lapsed) a task claimed again.
+    if (this.running.has(id)) {
+      if (owned) await this.release(task);
+      return undefined;
+    }
     let handler: Handler | undefined;
     try {
       handler = pickHandler(this.handlers, task);
@@ -250,7 +271,11 @@ export class Worker extends EventEmitter<WorkerEvents> {
           task,
           context.options.expiry,
           this.options.autoExtend,
-          (error) => this.emit('task:lost', task, error),
+          context.clock,
+          (error) => {
+            if (this.running.has(id)) this.lapsed.add(id);
+            this.emit('task:lost', task, error);
+          },
           (error) => this.report(error),
           this.options.timeScale,
         )
@@ -266,16 +291,32 @@ export class Worker extends EventEmitter<WorkerEvents> {
     this.running.set(id, controller);
     lease?.start();
     const started = performance.now();
+    let failure: { error: unknown } | undefined;
     try {
       await handler.ensure(task, ensureContext);
     } catch (error) {
-      this.emit('task:failed', task, error);
-      return undefined;
+      failure = { error };
     } finally {
       lease?.stop();
       this.running.delete(id);
+      this.lapsed.delete(id);
     }
-    if (lease?.lost === true) return undefined;
+    if (lease?.lost === true) {
+      if (failure !== undefined) this.emit('task:failed', task, failure.error);
+      return undefined;
+    }
+    if (controller.isAborted) {
+      // stop()'s grace period ran out: whatever ensure answered, the work was
+      // cut short, so the task goes back to the queue (no cycle) instead of
+      // being deleted or held until its lease ends
+      this.emit('task:failed', task, failure?.error ?? this.graceError);
+      if (owned) await this.release(task);
+      return undefined;
+    }
+    if (failure !== undefined) {
+      this.emit('task:failed', task, failure.error);
+      return undefined;
+    }
     return this.complete(task, lease, performance.now() - started);
   }
 
