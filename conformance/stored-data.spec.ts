@@ -554,3 +554,105 @@ describe('a stored task whose labels another program made unreadable', () => {
     },
   );
 });
+
+/** countsInN (as in search-claim.spec.ts): probes A, C, B; etw claims B iff the queue has one more candidate. */
+async function countsInN(q: TestQueue): Promise<boolean> {
+  const eon = q.engine('eon');
+  const etw = q.engine('etw');
+  const probe: Task = { meta: { probe: '*' } };
+  await eon.create({ meta: { probe: 'A' } });
+  await eon.create({ meta: { probe: 'C' } });
+  await eon.create({ meta: { probe: 'B' } });
+  expect((await eon.search(probe))?.meta).toEqual({ probe: 'A' });
+  expect((await etw.search(probe))?.meta).toEqual({ probe: 'C' });
+  return (await etw.search(probe)) !== undefined;
+}
+
+describe('records that are not tasks are never counted (semantics 1.10, 3.2 phase 3)', () => {
+  const queue = useQueue('2023-10-20T00:00:01Z');
+  const notATask = '{"meta": {"k": "x"'; // cut off: not JSON
+
+  it('lets its worker claim a new task after the record of the task it owned was replaced and its lease ended', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const a = await eon.create({ meta: { k: 'a' } });
+    expect((await eon.search())?.core?.[Label.Object]).toBe(idOf(a));
+    await q.redis.hset(`${q.prefix}:tasks`, idOf(a), notATask);
+    q.clock.set('2023-10-20T00:01:00Z'); // a's lease ended at :31
+    await eon.expire();
+    const d = await eon.create({ meta: { k: 'd' } });
+    // the queue holds one task, d, and nobody owns anything: n = 1, W = [eon], share 1
+    expect((await eon.search())?.core?.[Label.Object]).toBe(idOf(d));
+  });
+
+  it('lets anybody claim new tasks once retention removed the record of a task a worker owned', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const a = await eon.create({ meta: { k: 'a' } });
+    await eon.search();
+    await q.redis.hset(`${q.prefix}:tasks`, idOf(a), notATask);
+    q.clock.set('2023-10-28T00:00:00Z');
+    for (let call = 0; call < 3; call++) await eon.expire();
+    expect(await q.redis.hexists(`${q.prefix}:tasks`, idOf(a))).toBe(0);
+    const d = await eon.create({ meta: { k: 'd' } });
+    expect((await q.engine('etw').search())?.core?.[Label.Object]).toBe(idOf(d));
+  });
+
+  it('does not count an unowned task whose record was replaced in n', async () => {
+    const q = queue();
+    const x = await q.engine('aux').create({ meta: { k: 'x' } });
+    await q.redis.hset(`${q.prefix}:tasks`, idOf(x), notATask);
+    expect(await countsInN(q)).toBe(false);
+  });
+
+  it('does not count a unicast task whose record was replaced in n, also after retention removed the record', async () => {
+    const q = queue();
+    const x = await q.engine('aux').create({
+      meta: { k: 'x' },
+      node: { [Label.Method]: Method.Uni, [Label.Worker]: 'someone' },
+    });
+    await q.redis.hset(`${q.prefix}:tasks`, idOf(x), notATask);
+    q.clock.set('2023-10-28T00:00:00Z');
+    for (let call = 0; call < 3; call++) await q.engine('aux').expire();
+    expect(await q.redis.hexists(`${q.prefix}:tasks`, idOf(x))).toBe(0);
+    expect(await countsInN(q)).toBe(false);
+  });
+});
+
+describe('index entries of records that are not tasks any more (semantics 1.10)', () => {
+  const queue = useQueue('2023-10-20T00:00:01Z');
+  const notATask = '{"meta": {"k": "x"'; // cut off: not JSON
+
+  it('drops a template whose record was replaced from the ticker, which goes on ticking the others', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const broken = await eon.create({ cron: { [Label.Every]: 'minute' }, meta: { k: 'broken' } });
+    const kept = await eon.create({ cron: { [Label.Every]: 'minute' }, meta: { k: 'kept' } });
+    await q.redis.hset(`${q.prefix}:tasks`, idOf(broken), notATask);
+    q.clock.set('2023-10-20T00:01:00.5Z');
+    await eon.ticker();
+
+    expect(await q.redis.zscore(`${q.prefix}:templates`, idOf(broken))).toBeNull();
+    const children = (await eon.lister(everything)).filter((task) => task.root !== undefined);
+    expect(children.map((child) => child.root?.[Label.Object])).toEqual([idOf(kept)]);
+  });
+
+  it('parks a template whose @every cannot be read: ticker stops reading it, and it stays in the queue', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    await eon.create({ meta: { k: 'foo' } });
+    const claimed = await eon.search();
+    await eon.delete({
+      ...claimed,
+      cron: { [Label.Every]: 'every blue moon' },
+      sync: { [Label.Paging]: '1' },
+    });
+    const id = idOf(claimed);
+    expect(await q.redis.zscore(`${q.prefix}:templates`, id)).toBe('-inf'); // overdue: ticker looks at it
+
+    await eon.ticker();
+    expect(await q.redis.zscore(`${q.prefix}:templates`, id)).toBe('inf');
+    expect((await eon.lister(everything)).map(idOf)).toEqual([id]);
+    expect(await eon.search()).toBeUndefined();
+  });
+});

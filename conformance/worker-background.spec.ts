@@ -203,4 +203,29 @@ describe('Worker background loops', () => {
 
     expect(children.map((child) => child.root)).toEqual([{ [Label.Object]: idOf(template) }]);
   });
+
+  it('does not run ticker more often than its interval because of a template whose @every cannot be read', async () => {
+    const q = queue();
+    const eon = q.live('eon');
+    await eon.create({ meta: { k: 'foo' } });
+    const claimed = await eon.search();
+    // a paging requeue stores the copy's cron: a template the engine itself wrote
+    await eon.delete({
+      ...claimed,
+      cron: { [Label.Every]: 'every blue moon' },
+      sync: { [Label.Paging]: '1' },
+    });
+    const worker = q.worker(q.live('w'), [], {
+      background: true,
+      tickerInterval: 5_000,
+      expireInterval: 5_000,
+    });
+    let runs = 0;
+    worker.on('ticker:done', () => runs++);
+    await worker.start();
+    // no event marks "nothing more happened": watch the loop for a tenth of its interval
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(runs).toBeGreaterThanOrEqual(1);
+    expect(runs).toBeLessThanOrEqual(2);
+  });
 });

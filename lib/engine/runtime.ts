@@ -78,7 +78,10 @@ export function nextDueMs(engine: object): number | undefined {
   return contextOf(engine).nextDueMs;
 }
 
-/** nextTickMs reads the earliest tick+1 of the queue's cron templates (engine time), if any. */
+/**
+ * nextTickMs reads the earliest tick+1 of the queue's cron templates (engine
+ * time), if any; a template parked because its @every cannot be read has none.
+ */
 export async function nextTickMs(engine: object): Promise<number | undefined> {
   const context = contextOf(engine);
   const [, score] = await context.connection.client.zrange(
@@ -87,7 +90,8 @@ export async function nextTickMs(engine: object): Promise<number | undefined> {
     0,
     'WITHSCORES',
   );
-  return score === undefined ? undefined : Number(score);
+  const tickMs = score === undefined ? Number.NaN : Number(score);
+  return Number.isFinite(tickMs) ? tickMs : undefined;
 }
 
 /** engineContext exposes the context to the worker runtime (connection, keys, clock, options). */

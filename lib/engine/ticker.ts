@@ -7,7 +7,10 @@ import { run } from './run.js';
 /** How many templates one ticker step looks at. */
 const tickerBatch = 200;
 
-interface TickEntry {
+/** The ticks of one template, or `unreadable` for a template whose @every has none. */
+type TickEntry = Ticks | { id: string; every: string; seen: string; unreadable: true };
+
+interface Ticks {
   id: string;
   every: string;
   seen: string;
@@ -40,8 +43,7 @@ export async function tickTemplates(context: EngineContext): Promise<void> {
       const tries = attempts.get(id) ?? 0;
       if (tries >= 3) continue; // looked at already in this call
       attempts.set(id, tries + 1);
-      const entry = tickEntry(id, flat[index + 1] ?? '', flat[index + 2] ?? '', now);
-      if (entry !== undefined) entries.push(entry);
+      entries.push(tickEntry(id, flat[index + 1] ?? '', flat[index + 2] ?? '', now));
     }
     if (entries.length === 0) return;
     entries.sort((a, b) => (a.id < b.id ? -1 : 1));
@@ -51,7 +53,7 @@ export async function tickTemplates(context: EngineContext): Promise<void> {
   }
 }
 
-function tickEntry(id: string, every: string, seen: string, now: Date): TickEntry | undefined {
+function tickEntry(id: string, every: string, seen: string, now: Date): TickEntry {
   try {
     const ticks = schedule(every, now);
     const seenAt = tryParseTime(seen);
@@ -70,8 +72,9 @@ function tickEntry(id: string, every: string, seen: string, now: Date): TickEntr
       pm_next_ms: settledNext.getTime(),
     };
   } catch (error) {
-    // A template whose @every cannot be read (or has no tick in range) is skipped.
-    if (error instanceof TaskCronError) return undefined;
+    // A template whose @every cannot be read (or has no tick in range) is
+    // skipped (semantics 1.10); the script parks it so no ticker reads it again.
+    if (error instanceof TaskCronError) return { id, every, seen, unreadable: true };
     throw error;
   }
 }

@@ -5,8 +5,9 @@ import type { RedisClient } from '../engine/connection.js';
 /**
  * BackgroundLoop runs one queue-wide chore (expire or ticker) every interval
  * on one worker of the fleet: each run takes, or extends, a Redlock lease on
- * the chore's lock key for one interval. The holder keeps it while it runs;
- * when it stops it releases the lease, and when it dies the lease runs out, so
+ * the chore's lock key. The lease outlasts the interval a little and runs are
+ * planned at a fixed rate, so the holder keeps it from run to run; when it
+ * stops it releases the lease, and when it dies the lease runs out, so
  * another worker takes over at its next run.
  */
 export class BackgroundLoop {
@@ -18,6 +19,8 @@ export class BackgroundLoop {
   /** a run asked for (runIn) while another was under way */
   private requestedAt: number | undefined;
   private active = false;
+  /** how long a lease lasts: an interval, and some slack for a late timer or a slow run */
+  private readonly leaseMs: number;
 
   constructor(
     client: RedisClient,
@@ -30,6 +33,7 @@ export class BackgroundLoop {
     private readonly nextRunIn: () => Promise<number | undefined> = () =>
       Promise.resolve(undefined),
   ) {
+    this.leaseMs = intervalMs + Math.min(intervalMs, 1_000);
     this.redlock = new Redlock([client], { retryCount: 0, driftFactor: 0.01 });
     this.redlock.on('error', () => {}); // a refused lease is normal here
   }
@@ -81,22 +85,23 @@ export class BackgroundLoop {
   }
 
   private async tick(): Promise<void> {
-    let next = this.intervalMs;
+    // a fixed rate: the next run is due an interval after this one started
+    let nextAt = performance.now() + this.intervalMs;
     try {
       if (await this.hold()) {
         await this.chore();
         this.onDone();
         const sooner = await this.nextRunIn();
-        if (sooner !== undefined) next = Math.max(1, Math.min(next, sooner));
+        if (sooner !== undefined) nextAt = Math.min(nextAt, performance.now() + Math.max(1, sooner));
       }
     } catch (error) {
       this.onError(error);
     }
     if (this.requestedAt !== undefined) {
-      next = Math.max(0, Math.min(next, this.requestedAt - performance.now()));
+      nextAt = Math.min(nextAt, this.requestedAt);
       this.requestedAt = undefined;
     }
-    this.plan(next);
+    this.plan(Math.max(0, nextAt - performance.now()));
   }
 
   /** hold extends this worker's lease, or tries to take it; says whether it holds it now. */
@@ -104,14 +109,14 @@ export class BackgroundLoop {
     // Redlock's lease end is wall-clock time
     if (this.lock !== undefined && this.lock.expiration > systemClock().getTime()) {
       try {
-        this.lock = await this.lock.extend(this.intervalMs);
+        this.lock = await this.lock.extend(this.leaseMs);
         return true;
       } catch {
         this.lock = undefined;
       }
     }
     try {
-      this.lock = await this.redlock.acquire([this.lockKey], this.intervalMs);
+      this.lock = await this.redlock.acquire([this.lockKey], this.leaseMs);
       return true;
     } catch {
       this.lock = undefined;

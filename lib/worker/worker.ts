@@ -142,12 +142,14 @@ export class Worker extends EventEmitter<WorkerEvents> {
       () => this.engine.ticker(),
       () => this.emit('ticker:done'),
       (error) => this.report(error),
-      // the next template tick may come before the next interval
+      // the next template tick may come before the next interval (one that is
+      // past already was due at the run that just ended: not sooner)
       async () => {
         const tickMs = await nextTickMs(this.engine);
-        return tickMs === undefined
+        const nowMs = context.clock().getTime();
+        return tickMs === undefined || tickMs <= nowMs
           ? undefined
-          : (tickMs - context.clock().getTime()) / this.options.timeScale + 1;
+          : (tickMs - nowMs) / this.options.timeScale + 1;
       },
     );
     this.loops = [expire, ticker];

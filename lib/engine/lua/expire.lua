@@ -20,6 +20,7 @@ local cutoff = ARGV[2]
 local batch = tonumber(ARGV[3])
 local ctx = new_context(now)
 local deleted, revoked, more = 0, 0, 0
+local recount = false
 
 -- Retention: tasks without cron that are not gate templates, created before
 -- the cutoff. Their ids sort by creation, so the victims are a prefix.
@@ -29,7 +30,10 @@ for _, key in ipairs({ K['ready'], K['retention'] }) do
   for _, id in ipairs(ids) do
     local task = load_task(id)
     if task == nil then
-      redis.call('ZREM', key, id)
+      -- gone, or not a task any more: retention removes the record too (1.10)
+      if redis.call('ZSCORE', K['leases'], id) then recount = true end
+      orphans().forget(id)
+      redis.call('HDEL', K['tasks'], id)
     else
       remove_task(id, task, ctx)
       deleted = deleted + 1
@@ -43,7 +47,12 @@ local ended = redis.call('ZRANGEBYSCORE', K['leases'], '-inf', now, 'LIMIT', 0, 
 if #ended == batch then more = 1 end
 for _, id in ipairs(ended) do
   local task = load_task(id)
-  if task == nil or owner_of(task) == nil then
+  if task == nil then
+    -- its owner cannot be read: forget the task's index entries and count
+    -- every worker's tasks again
+    orphans().forget(id)
+    recount = true
+  elseif owner_of(task) == nil then
     redis.call('ZREM', K['leases'], id)
   else
     local freed = with_core(task, copy_map(task.core))
@@ -73,5 +82,6 @@ if sweep > 0 then
   end
 end
 
+if recount then orphans().recount_owners() end
 publish_wakes(ctx)
 return { deleted, revoked, more }

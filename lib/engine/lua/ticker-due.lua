@@ -1,6 +1,7 @@
-#!lua flags=no-writes
 --[[ ticker-due: the cron templates ticker must look at (semantics 3.9):
   those due (tick+1 <= now) and those whose tick-1 may need maintenance.
+  Entries whose record is gone or is not a template any more are dropped
+  from both indexes.
 
   KEYS     every key of the queue
   ARGV[1]  now_ms
@@ -10,6 +11,8 @@
   Errors   none
 ]]
 --- @include "task"
+--- @include "has"
+--- @include "index"
 
 local now = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
@@ -23,6 +26,11 @@ local function add(id)
     reply[#reply + 1] = id
     reply[#reply + 1] = task.cron[LABEL_EVERY]
     reply[#reply + 1] = task.cron[LABEL_TICK_P1] or ''
+  elseif task == nil then
+    orphans().forget(id) -- a record something else changed (semantics 1.10)
+  else
+    redis.call('ZREM', K['templates'], id)
+    redis.call('ZREM', K['ticker-check'], id)
   end
 end
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', K['templates'], '-inf', now, 'LIMIT', 0, limit)) do add(id) end

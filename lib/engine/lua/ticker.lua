@@ -5,9 +5,12 @@
 
   KEYS     every key of the queue
   ARGV[1]  now_ms
-  ARGV[2]  JSON array of { id, every, seen, m1, p1, p1_ms, pm, pm_ms, pm_next, pm_next_ms }:
+  ARGV[2]  JSON array of { id, every, seen, m1, p1, p1_ms, pm, pm_ms, pm_next, pm_next_ms }
+           or { id, every, seen, unreadable = true }:
              every     the @every the ticks were computed from
              seen      the tick+1 label the engine read
+             unreadable  the engine cannot read this @every: the template is
+                       parked (never due) until a change of the task indexes it anew
              m1, p1    formatTime of schedule(every, now): tick-1 and tick+1
              pm        formatTime of the last point before `seen` (tick-1 once settled)
              pm_next   formatTime of the last point before p1
@@ -44,6 +47,12 @@ local function tick(entry)
   if template == nil or not is_cron_template(template) or template.cron[LABEL_EVERY] ~= entry.every then return end
   if (template.cron[LABEL_TICK_P1] or '') ~= entry.seen then
     stale[#stale + 1] = id
+    return
+  end
+  if entry.unreadable then
+    -- skipped by every ticker (semantics 1.10): not due, so not read again
+    redis.call('ZADD', K['templates'], '+inf', id)
+    redis.call('ZREM', K['ticker-check'], id)
     return
   end
   -- tick+1 as indexed; a missing or unreadable tick+1 was indexed as overdue

@@ -70,6 +70,61 @@ local function links()
   return M
 end
 
+-- orphans: index entries whose task record is gone or unreadable (a record
+-- changed by something else than the engine, semantics 1.10). Built on first
+-- use: well-formed queues never need it.
+local orphans_module = nil
+local function orphans()
+  if orphans_module ~= nil then return orphans_module end
+  local M = {}
+
+  -- members of a lex zset that end in `<separator><id>`, found by scanning it
+  local function remove_suffixed(key, separator, id)
+    local cursor = '0'
+    repeat
+      local reply = redis.call('ZSCAN', key, cursor, 'MATCH', '*' .. separator .. id, 'COUNT', 500)
+      cursor = reply[1]
+      local found = reply[2]
+      for index = 1, #found, 2 do
+        local member = found[index]
+        if string.sub(member, -#id) == id then redis.call('ZREM', key, member) end
+      end
+    until cursor == '0'
+  end
+
+  -- forget removes an id from every index. The owners count of a task that
+  -- was owned is repaired by recount_owners, as the owner cannot be read.
+  function M.forget(id)
+    for _, key in ipairs({ K['ready'], K['ready-cron'], K['waiting'], K['promoted'], K['leases'],
+      K['broadcast'], K['retention'], K['templates'], K['ticker-check'], K['gate-templates'],
+      K['wild-leaves'] }) do
+      redis.call('ZREM', key, id)
+    end
+    redis.call('HDEL', K['due'], id)
+    redis.call('HDEL', K['obsolete'], id)
+    remove_suffixed(K['ready-uni'], '\0', id)
+    remove_suffixed(K['gates'], '\0', id)
+    remove_suffixed(K['watch'], '\0', id)
+    remove_suffixed(K['children'], '', id)
+  end
+
+  -- recount_owners counts again what every worker owns, from the records of
+  -- the owned tasks (a few: the leases)
+  function M.recount_owners()
+    local counts = {}
+    for _, id in ipairs(redis.call('ZRANGE', K['leases'], 0, -1)) do
+      local task = load_task(id)
+      local owner = task ~= nil and owner_of(task) or nil
+      if owner ~= nil then counts[owner] = (counts[owner] or 0) + 1 end
+    end
+    redis.call('DEL', K['owners'])
+    for worker, count in pairs(counts) do redis.call('HSET', K['owners'], worker, count) end
+  end
+
+  orphans_module = M
+  return M
+end
+
 -- leaves: tasks with a root (not an emitted child's) that search deletes once
 -- some other task's meta has their root. Only leaves search may delete are
 -- tracked: halted and broadcast leaves are exempt (semantics 3.2 phase 2).

@@ -1,7 +1,7 @@
 -- order: comparisons and ordered walks that do not depend on the server's
 -- locale (Lua's `<` on strings uses strcoll, and redis-server sets
--- LC_COLLATE from its environment). Needs the task include. Built on first
--- use: the common search (one worker's plain tasks) needs none of it.
+-- LC_COLLATE from its environment). Needs the task and index includes. Built
+-- on first use: the common search (one worker's plain tasks) needs none of it.
 
 local order_module = nil
 local function order()
@@ -53,6 +53,9 @@ local function order()
     return #left < #right
   end
 
+  -- Walks over ids: visit(id) answers true (stop: found), false (go on), or
+  -- 'gone' (the id has no readable record: its index entries are dropped).
+
   -- each_under calls visit(id) for the members `<prefix>\0<id>` of a lex zset in
   -- order, until visit returns true
   function M.each_under(key, prefix, visit)
@@ -62,7 +65,10 @@ local function order()
       local members = redis.call('ZRANGEBYLEX', key, from, to, 'LIMIT', 0, 100)
       for _, member in ipairs(members) do
         if string.sub(member, 1, -28) == prefix then
-          if visit(string.sub(member, -26)) then return true end
+          local id = string.sub(member, -26)
+          local found = visit(id)
+          if found == true then return true end
+          if found == 'gone' then orphans().forget(id) end
         end
         from = '(' .. member
       end
@@ -88,7 +94,7 @@ local function order()
   end
 
   -- each_merged calls visit(id) for the ids of two lex zsets of ids in their
-  -- merged order, until visit returns true; ids without a record are removed
+  -- merged order, until visit returns true
   function M.each_merged(first_key, second_key, visit)
     local first, second = lex_cursor(first_key), lex_cursor(second_key)
     while true do
@@ -101,8 +107,9 @@ local function order()
         id, cursor = b, second
       end
       cursor.index = cursor.index + 1
-      if visit(id) then return true end
-      if redis.call('HEXISTS', K['tasks'], id) == 0 then redis.call('ZREM', cursor.key, id) end
+      local found = visit(id)
+      if found == true then return true end
+      if found == 'gone' then orphans().forget(id) end
     end
   end
 
@@ -113,8 +120,9 @@ local function order()
       local id = cursor_peek(cursor)
       if id == nil then return false end
       cursor.index = cursor.index + 1
-      if visit(id) then return true end
-      if redis.call('HEXISTS', K['tasks'], id) == 0 then redis.call('ZREM', key, id) end
+      local found = visit(id)
+      if found == true then return true end
+      if found == 'gone' then orphans().forget(id) end
     end
   end
 

@@ -144,10 +144,11 @@ local function search(request, ctx)
   -- Phase 4: the oldest unicast task for this worker, else the oldest `any` task.
   local picked_id, picked = nil, nil
   local excluded = request.exclude
+  -- try says whether it picked the task, or 'gone' when there is no readable record
   local function try(id)
     if excluded[id] then return false end
     local task = load_task(id)
-    if task == nil then return false end
+    if task == nil then return 'gone' end
     if filter ~= nil and not matches(task, filter) then return false end
     if late > 0 and is_timed(task) and tonumber(redis.call('ZSCORE', K['promoted'], id) or '0') > now then
       return false
@@ -162,7 +163,7 @@ local function search(request, ctx)
       while picked == nil do
         local head = redis.call('ZRANGE', K['ready'], 0, 0)[1]
         if head == nil then break end
-        if not try(head) then redis.call('ZREM', K['ready'], head) end
+        if try(head) == 'gone' then orphans().forget(head) end
       end
     elseif with_cron == 0 then
       order().each_in(K['ready'], try)
