@@ -353,7 +353,12 @@ function isNonEmpty(labels: Labels | undefined): boolean {
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false;
   const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
+  if (prototype === Object.prototype || prototype === null) return true;
+  // an object literal of another realm (a vm context, structuredClone under Jest)
+  return (
+    Object.getPrototypeOf(prototype) === null &&
+    Object.prototype.toString.call(value) === '[object Object]'
+  );
 }
 
 function describe(value: unknown): string {

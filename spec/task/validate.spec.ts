@@ -1,7 +1,9 @@
+import { runInNewContext } from 'node:vm';
 import {
   LabelReservedError,
   LabelValueError,
   TaskCoreError,
+  TaskEmptyError,
   TaskCronError,
   TaskGateError,
   TaskMetaEmptyError,
@@ -468,5 +470,14 @@ describe('readTask', () => {
 
   it('reads null maps as absent and keeps empty maps', () => {
     expect(readTask({ meta: null, sync: {} }, 'create')).toEqual({ sync: {} });
+  });
+
+  it('accepts object literals of another realm (a vm context), but not class instances of it', () => {
+    const foreign: unknown = runInNewContext('({ meta: { k: "v" }, sync: {} })');
+    expect(readTask(foreign, 'create')).toEqual({ meta: { k: 'v' }, sync: {} });
+    const instance: unknown = runInNewContext(
+      'new (class Task { constructor() { this.meta = { k: "v" } } })()',
+    );
+    expect(() => readTask(instance, 'create')).toThrow(TaskEmptyError);
   });
 });
