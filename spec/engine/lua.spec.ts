@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { assembleScript } from '../../lib/engine/lua/loader.js';
 import { scripts } from '../../lib/engine/lua/scripts.js';
 import { keyNames, type KeyName } from '../../lib/engine/keys.js';
+import { mapNames } from '../../lib/task/task.js';
 
 const luaDir = new URL('../../lib/engine/lua/', import.meta.url);
 const files = readdirSync(luaDir).filter((name) => name.endsWith('.lua'));
@@ -53,6 +54,15 @@ describe('engine scripts', () => {
     );
     expect(script.source).toContain('return { "task.rescue.io/worker", "TASK_OUTDATED", "uni" }');
     expect(scripts.delete.source).not.toMatch(/\b(LABEL|METHOD|GATE|E)_[A-Z_]+\b/);
+  });
+
+  it('knows the seven map names in the prelude and in the Lua matcher', () => {
+    for (const name of mapNames) {
+      expect(scripts.search.source).toContain(`name == "${name}"`);
+      expect(readFileSync(new URL('include/has.lua', luaDir), 'utf8')).toContain(
+        `satisfied(task.${name}, query.${name})`,
+      );
+    }
   });
 
   it('keeps a #!lua shebang on the first line', () => {

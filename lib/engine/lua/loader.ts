@@ -104,9 +104,10 @@ function inlineKeys(script: string, source: string): string {
   return inlined;
 }
 
-/** The prelude: map names (from lib/task/task.ts). */
+/** The prelude: is_map_name, for the seven map names of lib/task/task.ts. */
 const prelude = [
   '-- prelude: generated from lib/task/task.ts; constants and keys are inlined',
-  `local MAP_NAMES = { ${mapNames.map(luaString).join(', ')} }`,
+  '-- one of the seven map names (comparisons: a table of them would be built on every call)',
+  `local function is_map_name(name) return ${mapNames.map((name) => `name == ${luaString(name)}`).join(' or ')} end`,
   '-- end of prelude',
 ].join('\n');

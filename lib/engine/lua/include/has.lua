@@ -43,12 +43,14 @@ local function has(labels, query)
   return true
 end
 
+-- a query map is satisfied when it is absent or empty, or `has` holds
+local function satisfied(labels, wanted)
+  return wanted == nil or next(wanted) == nil or has(labels, wanted)
+end
+
 local function matches(task, query)
-  for _, name in ipairs(MAP_NAMES) do
-    local wanted = query[name]
-    if wanted ~= nil and next(wanted) ~= nil then
-      if not has(task[name], wanted) then return false end
-    end
-  end
-  return true
+  return satisfied(task.core, query.core) and satisfied(task.cron, query.cron)
+    and satisfied(task.gate, query.gate) and satisfied(task.meta, query.meta)
+    and satisfied(task.node, query.node) and satisfied(task.root, query.root)
+    and satisfied(task.sync, query.sync)
 end

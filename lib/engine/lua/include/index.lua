@@ -270,8 +270,10 @@ local function leaves()
 end
 
 -- which leaf indexes exist: a queue without leaves skips their bookkeeping
+-- (one call tells, in the common case that there are none)
 local function leaf_state()
-  return redis.call('HLEN', K['watched']) > 0, redis.call('EXISTS', K['wild-leaves']) == 1
+  if redis.call('EXISTS', K['watched'], K['wild-leaves']) == 0 then return false, false end
+  return redis.call('EXISTS', K['watched']) == 1, redis.call('EXISTS', K['wild-leaves']) == 1
 end
 
 -- where a candidate waits: `leases` when owned, `waiting` until due, else a
@@ -383,6 +385,16 @@ end
 local function reindex(id, old, new, ctx)
   local os = old ~= nil and shape_of(old) or nil
   local ns = new ~= nil and shape_of(new) or nil
+
+  -- a change of core alone (a claim, a renewal, a revocation, a release, a
+  -- reset: the other maps are the same tables) touches only the pools, unless
+  -- it halts or resumes the task
+  if os ~= nil and ns ~= nil and os.halted == ns.halted and ctx.tick_p1_ms == nil
+    and old.meta == new.meta and old.root == new.root and old.gate == new.gate
+    and old.node == new.node and old.cron == new.cron then
+    reindex_pools(id, old, new, os, ns, ctx)
+    return
+  end
 
   reindex_leaves(id, old, new, os, ns, ctx)
 

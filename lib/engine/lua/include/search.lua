@@ -184,9 +184,10 @@ local function search(request, ctx)
   return 'task', picked_id, record, floor, ''
 end
 
-local function id_set(json)
+-- a set of ids from a JSON array; '' (most searches) gives `none`
+local function id_set(json, none)
+  if json == '' then return none end
   local set = {}
-  if json == '' then return set end
   for _, id in ipairs(cjson.decode(json)) do set[id] = true end
   return set
 end
@@ -195,6 +196,7 @@ end
 local function search_request(first)
   local filter = nil
   if ARGV[first + 4] ~= '' then filter = decode_task(ARGV[first + 4]) end
+  local none = {} -- shared by the id sets that are empty; nobody writes to them
   return {
     now = tonumber(ARGV[first]),
     worker = ARGV[first + 1],
@@ -202,9 +204,9 @@ local function search_request(first)
     expiry_ms = tonumber(ARGV[first + 3]),
     filter = filter,
     floor = tonumber(ARGV[first + 5]),
-    done = id_set(ARGV[first + 6]),
-    leased = id_set(ARGV[first + 7]),
+    done = id_set(ARGV[first + 6], none),
+    leased = id_set(ARGV[first + 7], none),
     start_ms = tonumber(ARGV[first + 8]),
-    exclude = id_set(ARGV[first + 9]),
+    exclude = id_set(ARGV[first + 9], none),
   }
 end

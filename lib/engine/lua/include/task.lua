@@ -2,27 +2,29 @@
 -- A record that is not an object of string label maps is not a task: every
 -- operation skips it (semantics 1.10).
 
-local MAP_SET = { core = true, cron = true, gate = true, meta = true, node = true, root = true, sync = true }
-
 -- decode_task reads a task in the transport form: a full JSON task (queries,
 -- copies and new tasks arrive so in ARGV). With `stored`, `"node": false`
--- (the stored form's "no node") is accepted and left out.
+-- (the stored form's "no node") is accepted and left out. The decoded table
+-- is the task: other properties and null maps are dropped from it. Returns
+-- the task and whether the JSON named a node (null and false included).
 local function decode_task(json, stored)
   if type(json) ~= 'string' then return nil end
-  local ok, value = pcall(cjson.decode, json)
-  if not ok or type(value) ~= 'table' then return nil end
-  local task = {}
-  for name, labels in pairs(value) do
+  local ok, task = pcall(cjson.decode, json)
+  if not ok or type(task) ~= 'table' then return nil end
+  local named_node = task.node ~= nil
+  for name, labels in pairs(task) do
     if type(name) ~= 'string' then return nil end -- a JSON array
-    if MAP_SET[name] and labels ~= cjson.null and not (stored and labels == false and name == 'node') then
-      if type(labels) ~= 'table' then return nil end
+    if not is_map_name(name) or labels == cjson.null or (stored and labels == false and name == 'node') then
+      task[name] = nil -- clearing a field while traversing is allowed
+    elseif type(labels) ~= 'table' then
+      return nil
+    else
       for key, label in pairs(labels) do
         if type(key) ~= 'string' or type(label) ~= 'string' then return nil end
       end
-      task[name] = labels
     end
   end
-  return task, value
+  return task, named_node
 end
 
 -- decode_stored reads a record of the tasks hash (lib/task/codec.ts
@@ -30,7 +32,7 @@ end
 -- default { method: any } and `"node": false` means no node. A record whose
 -- core names another id is not a task.
 local function decode_stored(id, json)
-  local task, value = decode_task(json, true)
+  local task, named_node = decode_task(json, true)
   if task == nil then return nil end
   local core = task.core
   if core == nil then
@@ -40,7 +42,7 @@ local function decode_stored(id, json)
   elseif core[LABEL_OBJECT] ~= id then
     return nil
   end
-  if value.node == nil then task.node = { [LABEL_METHOD] = METHOD_ANY } end
+  if not named_node then task.node = { [LABEL_METHOD] = METHOD_ANY } end
   return task
 end
 
@@ -56,28 +58,26 @@ local function decode_scanned(id, json)
   return decode_stored(id, json)
 end
 
+-- encode_stored writes a task in the stored form. It leaves out the object id
+-- and a default node by changing the task for the moment of encoding, which
+-- is cheaper than building a copy.
 local function encode_stored(task)
-  local stored = {}
-  for name, labels in pairs(task) do stored[name] = labels end
-  local core = task.core
-  if core ~= nil and core[LABEL_OBJECT] ~= nil then
-    local rest = nil
-    for key, value in pairs(core) do
-      if key ~= LABEL_OBJECT then
-        rest = rest or {}
-        rest[key] = value
-      end
-    end
-    stored.core = rest
+  local core, node = task.core, task.node
+  local object = core ~= nil and core[LABEL_OBJECT] or nil
+  if object ~= nil then
+    core[LABEL_OBJECT] = nil
+    if next(core) == nil then task.core = nil end
   end
-  local node = task.node
   if node == nil then
-    stored.node = false
+    task.node = false
   else
     local key, value = next(node)
-    if key == LABEL_METHOD and value == METHOD_ANY and next(node, key) == nil then stored.node = nil end
+    if key == LABEL_METHOD and value == METHOD_ANY and next(node, key) == nil then task.node = nil end
   end
-  return cjson.encode(stored)
+  local json = cjson.encode(task)
+  task.core, task.node = core, node
+  if object ~= nil then core[LABEL_OBJECT] = object end
+  return json
 end
 
 -- load_task returns the stored task with this id, or nil when there is none
@@ -112,7 +112,8 @@ local function is_empty(labels)
 end
 
 local function same_map(a, b)
-  if a == nil or b == nil then return a == b end
+  if a == b then return true end
+  if a == nil or b == nil then return false end
   for key, value in pairs(a) do
     if b[key] ~= value then return false end
   end
@@ -123,6 +124,7 @@ local function same_map(a, b)
 end
 
 local function same_keys(a, b)
+  if a == b then return true end
   for key in pairs(a) do
     if b[key] == nil then return false end
   end
