@@ -44,7 +44,10 @@ describe('scripts', () => {
     expect(trigger?.meta).toEqual({ k: 'trigger' });
     await flushed(() => eon.extend(trigger!));
     // the worker runtime's one-step complete-and-claim: the gate fires, its child is claimed
-    const child = await flushed(() => deleteThenSearch(eon, trigger!, { meta: { k: 'gate' } }));
+    const [outcome] = await flushed(() =>
+      deleteThenSearch(eon, [{ task: trigger!, filter: { meta: { k: 'gate' } } }]),
+    );
+    const child = outcome?.deleted === true ? outcome.next : undefined;
     expect(child?.root).toEqual({ [Label.Object]: gate.core?.[Label.Object] });
     expect(await flushed(() => releaseTask(eon, child!))).toBe(true);
 

@@ -396,6 +396,7 @@ describe('Worker leases', () => {
     let calls = 0;
     let running = 0;
     let mostAtOnce = 0;
+    let ownerAfterRevocation: string | undefined = 'not looked at';
     const firstSignal = signal<AbortSignal>();
     const worker = queue().worker(
       eon,
@@ -423,7 +424,7 @@ describe('Worker leases', () => {
                   3_000,
                   'three expire runs',
                 );
-                expect((await stored(eon, idOf(task)))?.core?.[Label.Worker]).toBeUndefined();
+                ownerAfterRevocation = (await stored(eon, idOf(task)))?.core?.[Label.Worker];
               }
             } finally {
               running--;
@@ -438,6 +439,7 @@ describe('Worker leases', () => {
     await until(() => queue().log(worker).ensured.length === 1, 4_000, 'the task ensured');
 
     expect((await firstSignal.promise).aborted).toBe(true);
+    expect(ownerAfterRevocation).toBeUndefined(); // nobody claimed it while the first run went on
     expect(calls).toBe(2);
     expect(mostAtOnce).toBe(1);
     expect(queue().log(worker).failed).toEqual([]);

@@ -1,5 +1,7 @@
 import type { Task } from '../task/task.js';
+import { encodeTask } from '../task/codec.js';
 import { validateFilter } from '../task/validate.js';
+import { fromReply } from '../errors.js';
 import { Label } from '../task/label.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { prepareDelete } from './delete.js';
@@ -18,33 +20,86 @@ import {
 // the engine's semantics: each is one atomic step, or equivalent to a
 // sequence of public operations.
 
+/** Completion is one task to complete and the filter of the search that follows it. */
+export interface Completion {
+  task: Task;
+  filter: Task | undefined;
+}
+
 /**
- * deleteThenSearch completes a task and claims the next one as one atomic
- * step (the delete-search script): the same outcome as `delete(task)`
- * followed by `search(filter)` with nothing in between, in one round trip.
- * Throws what delete throws; the search does not run then.
+ * CompletionOutcome is what a completion came to: the task was deleted (or
+ * requeued) and the next one claimed, if any, or the delete failed with
+ * `error`. `searchError` is a failure of the search after a delete that
+ * went through (the task is done; nothing was claimed).
+ */
+export type CompletionOutcome =
+  | { deleted: true; next: Task | undefined; searchError?: unknown }
+  | { deleted: false; error: unknown };
+
+/**
+ * deleteThenSearch completes tasks and claims the next ones in one atomic step
+ * (the delete-search script): for each completion in order, the same outcome
+ * as `delete(task)` followed by `search(filter)` with nothing in between, in
+ * one round trip for all of them. A completion whose delete fails (lost
+ * ownership, a bad copy) gets that error and no search; the others go on.
+ * `exclude` lists ids none of the searches may claim.
  */
 export async function deleteThenSearch(
   engine: object,
-  task: Task,
-  filterArgument?: Task,
+  completions: readonly Completion[],
   exclude: string[] = [],
-): Promise<Task | undefined> {
+): Promise<CompletionOutcome[]> {
   const context = contextOf(engine);
   assertOpen(context, 'delete');
-  const filter = validateFilter(filterArgument);
   const now = readClock(context.clock);
   const nowMs = now.getTime();
-  const prepared = prepareDelete(context, task, now);
-  if (prepared.completedLocally) return searchTask(context, filter, exclude);
-  await pruneLedger(context, nowMs);
-  const [, ...reply] = (await run(context, 'deleteSearch', [
-    ...prepared.args,
-    ...searchArgs(context, filter, nowMs, exclude),
-  ])) as [number, ...SearchReply];
-  const outcome = readSearchReply(context, reply, nowMs);
-  return outcome === retry ? searchTask(context, filter, exclude) : outcome;
+  const outcomes: (CompletionOutcome | undefined)[] = [];
+  const sent: number[] = [];
+  const args: (string | number)[] = searchArgs(context, undefined, nowMs, exclude);
+  completions.forEach(({ task, filter }, index) => {
+    try {
+      const valid = validateFilter(filter);
+      const prepared = prepareDelete(context, task, now);
+      // a broadcast copy this engine received is completed here: its search follows below
+      if (prepared.completedLocally) return;
+      args.push(...prepared.args, valid === undefined ? '' : encodeTask(valid));
+      sent.push(index);
+    } catch (error) {
+      outcomes[index] = { deleted: false, error };
+    }
+  });
+  if (sent.length > 0) {
+    await pruneLedger(context, nowMs);
+    const replies = (await run(context, 'deleteSearch', args)) as DeleteSearchReply[];
+    sent.forEach((index, position) => {
+      const reply = replies[position];
+      if (reply === undefined || reply[0] === 'error') {
+        const message = reply?.[1] ?? 'delete-search: no answer for this completion';
+        outcomes[index] = { deleted: false, error: fromReply(new Error(message)) };
+        return;
+      }
+      const [, ...search] = reply;
+      const outcome = readSearchReply(context, search, nowMs);
+      // a broadcast task another search of this engine delivered first: search again below
+      if (outcome !== retry) outcomes[index] = { deleted: true, next: outcome };
+    });
+  }
+  for (const [index, completion] of completions.entries()) {
+    if (outcomes[index] !== undefined) continue;
+    try {
+      outcomes[index] = {
+        deleted: true,
+        next: await searchTask(context, completion.filter, exclude),
+      };
+    } catch (searchError) {
+      outcomes[index] = { deleted: true, next: undefined, searchError };
+    }
+  }
+  return outcomes as CompletionOutcome[];
 }
+
+/** DeleteSearchReply is the delete-search script's answer for one entry. */
+type DeleteSearchReply = [number, ...SearchReply] | ['error', string];
 
 /**
  * searchExcluding is `search(filter)` that skips the given ids (the worker

@@ -92,7 +92,8 @@ export class BackgroundLoop {
         await this.chore();
         this.onDone();
         const sooner = await this.nextRunIn();
-        if (sooner !== undefined) nextAt = Math.min(nextAt, performance.now() + Math.max(1, sooner));
+        if (sooner !== undefined)
+          nextAt = Math.min(nextAt, performance.now() + Math.max(1, sooner));
       }
     } catch (error) {
       this.onError(error);

@@ -12,6 +12,7 @@ import { Label } from '../task/label.js';
 import type { Task } from '../task/task.js';
 import { formatTime } from '../task/time.js';
 import { BackgroundLoop } from './background.js';
+import { Completions } from './completions.js';
 import type { WorkerEvents } from './events.js';
 import { pickHandler, searchFilters, type EnsureContext, type Handler } from './handler.js';
 import { isLost, LazyAbort, Lease } from './lease.js';
@@ -62,6 +63,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
    * process would run the same task twice at once.
    */
   private readonly lapsed = new Set<string>();
+  /** Completions of the slots, sent to Redis together when several finish at once. */
+  private readonly completions: Completions;
   /** The reason the signals of running ensures abort with when stop()'s grace period runs out. */
   private readonly graceError = new Error('Worker.stop: the grace period ran out');
   /** Tasks none of the handlers took: id -> until when (performance.now ms) they are skipped. */
@@ -76,6 +79,15 @@ export class Worker extends EventEmitter<WorkerEvents> {
     this.options = resolveWorkerOptions(options);
     this.handlers = [...handlers];
     this.filters = searchFilters(this.handlers);
+    this.completions = new Completions(
+      (batch) => deleteThenSearch(this.engine, batch, this.skipped()),
+      this.options.concurrency,
+    );
+  }
+
+  /** stopRequested: stop() was called (read through a getter, so the compiler does not assume it). */
+  private get stopRequested(): boolean {
+    return !this.taking;
   }
 
   /** start subscribes to the queue's wake-up channel and starts the slots and background loops. */
@@ -93,7 +105,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
     );
     await this.wake.start();
     this.taking = true;
-    this.slots = Array.from({ length: this.options.concurrency }, () => this.slot());
+    this.slots = Array.from({ length: this.options.concurrency }, (_, index) => this.slot(index));
     if (this.options.background) this.startLoops();
   }
 
@@ -164,7 +176,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
   }
 
   /** slot is one lane of work: claim, ensure, complete (and claim the next in the same step). */
-  private async slot(): Promise<void> {
+  private async slot(index: number): Promise<void> {
     let next: Task | undefined;
     let failures = 0;
     while (this.taking) {
@@ -189,13 +201,13 @@ export class Worker extends EventEmitter<WorkerEvents> {
           continue;
         }
         // stop() came while the search ran: the claim is given back below
-        if (!this.taking) {
+        if (this.stopRequested) {
           next = task;
           break;
         }
       }
       try {
-        next = await this.work(task);
+        next = await this.work(task, index);
       } catch (error) {
         this.report(error);
       }
@@ -244,7 +256,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
    * work runs one task to its end and, when the worker goes on taking work,
    * completes it together with claiming the next (returned).
    */
-  private async work(task: Task): Promise<Task | undefined> {
+  private async work(task: Task, slot: number): Promise<Task | undefined> {
     const id = task.core?.[Label.Object] ?? '';
     const owned = task.core?.[Label.Worker] !== undefined;
     // Still running here: a broadcast task whose local lease ran out, or (a
@@ -319,19 +331,26 @@ export class Worker extends EventEmitter<WorkerEvents> {
       this.emit('task:failed', task, failure.error);
       return undefined;
     }
-    return this.complete(task, lease, performance.now() - started);
+    return this.complete(task, slot, lease, performance.now() - started);
   }
 
   /** complete deletes an ensured task; while taking work, in one step with the next claim. */
   private async complete(
     task: Task,
+    slot: number,
     lease: Lease | undefined,
     durationMs: number,
   ): Promise<Task | undefined> {
     try {
       let next: Task | undefined;
       if (this.taking) {
-        next = await deleteThenSearch(this.engine, task, this.rotateFilter(), this.skipped());
+        const outcome = await this.completions.complete(
+          { task, filter: this.rotateFilter() },
+          slot,
+        );
+        if (!outcome.deleted) throw outcome.error;
+        if (outcome.searchError !== undefined) this.report(outcome.searchError);
+        next = outcome.next;
       } else {
         await this.engine.delete(task);
       }

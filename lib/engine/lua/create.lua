@@ -29,5 +29,5 @@ task.core[LABEL_OBJECT] = id
 store_task(id, task)
 reindex(id, nil, task, ctx)
 if ARGV[5] ~= '' then redis.call('ZADD', K['ticker-check'], ARGV[5], id) end
-publish_wakes(ctx)
+finish(ctx)
 return id

@@ -25,5 +25,5 @@ reset.core[LABEL_CYCLES] = nil
 local ctx = new_context(tonumber(ARGV[1]))
 store_task(id, reset)
 reindex(id, stored, reset, ctx)
-publish_wakes(ctx)
+finish(ctx)
 return 1

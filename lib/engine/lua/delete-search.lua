@@ -1,14 +1,20 @@
---[[ delete-search: complete a task and claim the next one, as one atomic
-  step: a delete (semantics 3.3) followed by a search (3.2) with no other step
-  between them. The worker runtime uses it so that finishing a task and
-  fetching the next costs one round trip.
+--[[ delete-search: complete tasks and claim the next ones, as one atomic
+  step: for each entry in order, a delete (semantics 3.3) followed by a search
+  (3.2), the same outcome as those calls made one after another with nothing
+  in between. The worker runtime uses it so that finishing a task and
+  fetching the next costs one round trip, and folds the completions of its
+  slots into one call when several finish at once.
 
-  KEYS      every key of the queue
-  ARGV[1-12]  the delete's arguments, as in delete.lua
-  ARGV[13-22] the search's arguments, as in search.lua
+  KEYS         every key of the queue
+  ARGV[1-10]   the search's arguments, as in search.lua, shared by every
+               entry; ARGV[5] (the filter) is unused: each entry has its own
+  ARGV[11..]   per entry, 13 arguments: the delete's twelve, as in
+               delete.lua, then the entry's search filter (JSON, or '')
 
-  Returns  { delete result, kind, id, record, floor, next due } (see delete.lua, search.lua)
-  Errors   those of delete; the search does not run when the delete fails
+  Returns  per entry, in order: { delete result, kind, id, record, floor, next due }
+           (see delete.lua, search.lua), or { 'error', message } when the
+           entry's delete failed: its search did not run, and it wrote nothing
+  Errors   none: a failed delete is its entry's answer
 ]]
 --- @include "task"
 --- @include "has"
@@ -17,11 +23,20 @@
 --- @include "delete"
 --- @include "search"
 
-local deleting = delete_request(1)
-local searching = search_request(13)
-local ctx = new_context(deleting.now)
-local result = delete(deleting, ctx)
-if type(result) == 'table' then return result end
-local kind, id, record, floor, next_due = search(searching, ctx)
-publish_wakes(ctx)
-return { result, kind, id, record, floor, next_due }
+local searching = search_request(1)
+local ctx = new_context(searching.now)
+local replies = {}
+for first = 11, #ARGV, 13 do
+  local deleting = delete_request(first)
+  local result = delete(deleting, ctx)
+  if type(result) == 'table' then
+    replies[#replies + 1] = { 'error', result.err }
+  else
+    searching.filter = nil
+    if ARGV[first + 12] ~= '' then searching.filter = decode_task(ARGV[first + 12]) end
+    local kind, id, record, floor, next_due = search(searching, ctx)
+    replies[#replies + 1] = { result, kind, id, record, floor, next_due }
+  end
+end
+finish(ctx)
+return replies

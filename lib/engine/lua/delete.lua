@@ -26,5 +26,5 @@ local request = delete_request(1)
 local ctx = new_context(request.now)
 local result = delete(request, ctx)
 if type(result) == 'table' then return result end
-publish_wakes(ctx)
+finish(ctx)
 return result

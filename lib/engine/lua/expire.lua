@@ -82,6 +82,6 @@ if sweep > 0 then
   end
 end
 
+finish(ctx)
 if recount then orphans().recount_owners() end
-publish_wakes(ctx)
 return { deleted, revoked, more }

@@ -31,4 +31,5 @@ local ctx = new_context(tonumber(ARGV[1]))
 ctx.expiry_ms = tonumber(ARGV[5])
 store_task(id, renewed)
 reindex(id, stored, renewed, ctx)
+finish(ctx)
 return 1

@@ -23,5 +23,5 @@ released.core[LABEL_EXPIRY] = nil
 local ctx = new_context(tonumber(ARGV[1]))
 store_task(id, released)
 reindex(id, stored, released, ctx)
-publish_wakes(ctx)
+finish(ctx)
 return 1

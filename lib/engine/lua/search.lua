@@ -31,5 +31,5 @@
 local request = search_request(1)
 local ctx = new_context(request.now)
 local kind, id, record, floor, next_due = search(request, ctx)
-publish_wakes(ctx)
+finish(ctx)
 return { kind, id, record, floor, next_due }

@@ -103,5 +103,5 @@ local function tick(entry)
 end
 
 for _, entry in ipairs(cjson.decode(ARGV[2])) do tick(entry) end
-publish_wakes(ctx)
+finish(ctx)
 return stale

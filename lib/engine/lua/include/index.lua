@@ -293,8 +293,10 @@ local function stored_due(id)
   return tonumber(redis.call('HGET', K['due'], id) or '0') or 0
 end
 
-local function count_owner(worker, delta)
-  if redis.call('HINCRBY', K['owners'], worker, delta) <= 0 then redis.call('HDEL', K['owners'], worker) end
+-- count_owner notes a change of what a worker owns; finish writes the sum
+-- (a delete followed by a claim of the same worker writes nothing)
+local function count_owner(worker, delta, ctx)
+  ctx.owners[worker] = (ctx.owners[worker] or 0) + delta
 end
 
 local function reindex_pools(id, old, new, os, ns, ctx)
@@ -346,8 +348,8 @@ local function reindex_pools(id, old, new, os, ns, ctx)
   local old_owner = old_pool == K['leases'] and os.owner or nil
   local new_owner = new_pool == K['leases'] and ns.owner or nil
   if old_owner ~= new_owner then
-    if old_owner ~= nil then count_owner(old_owner, -1) end
-    if new_owner ~= nil then count_owner(new_owner, 1) end
+    if old_owner ~= nil then count_owner(old_owner, -1, ctx) end
+    if new_owner ~= nil then count_owner(new_owner, 1, ctx) end
   end
 
   -- retention finds old tasks in `ready` by their ids; the others are listed here
@@ -447,15 +449,33 @@ local function remove_task(id, task, ctx)
   redis.call('HDEL', K['tasks'], id)
 end
 
+-- ctx.owners      changes of the owners counts not yet written (see finish)
 local function new_context(now_ms)
-  return { now = now_ms, wake = {} }
+  return { now = now_ms, wake = {}, owners = {} }
 end
 
--- publish_wakes tells workers about work: one message per script, listing ''
--- for any worker and the targets of unicast tasks that became claimable (w),
--- the earliest due time of work that becomes claimable later (d), and the
--- earliest tick of a template stored or advanced (t)
-local function publish_wakes(ctx)
+-- owned_counts reads what each worker owns, with the changes this script has
+-- not written yet
+local function owned_counts(ctx)
+  local entries = redis.call('HGETALL', K['owners'])
+  local counts = {}
+  for index = 1, #entries, 2 do counts[entries[index]] = tonumber(entries[index + 1]) end
+  for worker, delta in pairs(ctx.owners) do counts[worker] = (counts[worker] or 0) + delta end
+  return counts
+end
+
+-- finish ends every script that changes tasks: it writes the owners counts
+-- and tells workers about work: one message per script, listing '' for any
+-- worker and the targets of unicast tasks that became claimable (w), the
+-- earliest due time of work that becomes claimable later (d), and the earliest
+-- tick of a template stored or advanced (t)
+local function finish(ctx)
+  for worker, delta in pairs(ctx.owners) do
+    if delta ~= 0 and redis.call('HINCRBY', K['owners'], worker, delta) <= 0 then
+      redis.call('HDEL', K['owners'], worker)
+    end
+  end
+  ctx.owners = {}
   local targets = {}
   for target in pairs(ctx.wake) do targets[#targets + 1] = target end
   if #targets == 0 and ctx.next_due == nil and ctx.next_tick == nil then return end

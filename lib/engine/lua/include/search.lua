@@ -124,12 +124,10 @@ local function search(request, ctx)
   local unicast = redis.call('ZCARD', K['ready-uni'])
   local candidates = plain + with_cron + unicast + redis.call('ZCARD', K['leases']) - late
   if candidates <= 0 then return 'none', '', '', floor, next_due() end
-  local owned = redis.call('HGETALL', K['owners'])
   local own = 0
   local workers = 1 -- this worker
   local before = 0 -- workers that sort before this one
-  for index = 1, #owned, 2 do
-    local other, count = owned[index], tonumber(owned[index + 1])
+  for other, count in pairs(owned_counts(ctx)) do
     if other == worker then
       own = count
     elseif count >= 1 then

@@ -1,0 +1,170 @@
+import type { Engine } from '../lib/engine/engine.js';
+import { deleteThenSearch, type CompletionOutcome } from '../lib/engine/runtime.js';
+import { TaskNotFoundError, TaskOutdatedError } from '../lib/errors.js';
+import { Gate, Label, Method } from '../lib/task/label.js';
+import type { Task } from '../lib/task/task.js';
+import { useQueue, type TestQueue } from './harness/queue.js';
+
+// The worker runtime completes tasks and claims the next ones with
+// deleteThenSearch: for each completion in order, delete(task) then
+// search(filter), as one atomic step for all of them. These tests run the
+// same story twice, on two queues with the same clock: once with one
+// deleteThenSearch call, once with the public calls one after another. The
+// queues and the answers must be the same.
+
+const everything: Task = { meta: { '*': '*' } };
+
+function idOf(task: Task | undefined): string {
+  const id = task?.core?.[Label.Object];
+  if (id === undefined) throw new Error('task without an object id');
+  return id;
+}
+
+/** A completion: the copy to delete (changed as the worker left it) and the filter of the next search. */
+interface Step {
+  copy: Task;
+  filter?: Task;
+}
+
+/** serially runs delete then search for each step with the public API, as deleteThenSearch answers. */
+async function serially(engine: Engine, steps: Step[]): Promise<CompletionOutcome[]> {
+  const outcomes: CompletionOutcome[] = [];
+  for (const { copy, filter } of steps) {
+    try {
+      await engine.delete(copy);
+    } catch (error) {
+      outcomes.push({ deleted: false, error });
+      continue;
+    }
+    outcomes.push({ deleted: true, next: await engine.search(filter) });
+  }
+  return outcomes;
+}
+
+/** summary makes outcomes comparable: the next task's id and meta, or the error's class and message. */
+function summary(outcomes: CompletionOutcome[]): unknown[] {
+  return outcomes.map((outcome) =>
+    outcome.deleted
+      ? { next: outcome.next === undefined ? undefined : [idOf(outcome.next), outcome.next.meta] }
+      : { error: [(outcome.error as Error).constructor.name, (outcome.error as Error).message] },
+  );
+}
+
+describe('deleteThenSearch (complete and claim, several at once)', () => {
+  const batched = useQueue('2023-10-20T00:00:01Z');
+  const serial = useQueue('2023-10-20T00:00:01Z');
+
+  /**
+   * both builds the same queue twice with `setUp` (which returns the steps),
+   * runs the steps in one deleteThenSearch call on one queue and serially on
+   * the other, and checks that answers and queues agree.
+   */
+  async function both(
+    setUp: (q: TestQueue, eon: Engine) => Promise<Step[]>,
+  ): Promise<{ outcomes: CompletionOutcome[]; queue: Task[] }> {
+    const [a, b] = [batched(), serial()];
+    const [eonA, eonB] = [a.engine('eon'), b.engine('eon')];
+    const [stepsA, stepsB] = [await setUp(a, eonA), await setUp(b, eonB)];
+    const outcomes = await deleteThenSearch(
+      eonA,
+      stepsA.map(({ copy, filter }) => ({ task: copy, filter })),
+    );
+    const expected = await serially(eonB, stepsB);
+    expect(summary(outcomes)).toEqual(summary(expected));
+    const queue = await eonA.lister(everything);
+    expect(queue).toEqual(await eonB.lister(everything));
+    return { outcomes, queue };
+  }
+
+  it('deletes each task and claims the next one, in order, for every completion', async () => {
+    const { outcomes, queue } = await both(async (q, eon) => {
+      for (const n of ['a', 'b', 'c', 'd']) await eon.create({ meta: { n } });
+      const a = await eon.search();
+      const b = await eon.search();
+      return [{ copy: a! }, { copy: b! }];
+    });
+    expect(outcomes.map((outcome) => outcome.deleted && outcome.next?.meta)).toEqual([
+      { n: 'c' },
+      { n: 'd' },
+    ]);
+    expect(queue.map((task) => [task.meta, task.core?.[Label.Worker]])).toEqual([
+      [{ n: 'c' }, 'eon'],
+      [{ n: 'd' }, 'eon'],
+    ]);
+  });
+
+  it('searches with each completion its own filter', async () => {
+    const { outcomes } = await both(async (q, eon) => {
+      for (const k of ['one', 'one', 'x', 'y']) await eon.create({ meta: { k } });
+      const first = await eon.search({ meta: { k: 'one' } });
+      const second = await eon.search({ meta: { k: 'one' } });
+      return [
+        { copy: first!, filter: { meta: { k: 'y' } } },
+        { copy: second!, filter: { meta: { k: 'x' } } },
+      ];
+    });
+    expect(outcomes.map((outcome) => outcome.deleted && outcome.next?.meta)).toEqual([
+      { k: 'y' },
+      { k: 'x' },
+    ]);
+  });
+
+  it('answers a completion whose delete fails with its error and no search, and goes on with the others', async () => {
+    const { outcomes, queue } = await both(async (q, eon) => {
+      for (const n of ['a', 'b', 'c', 'd']) await eon.create({ meta: { n } });
+      const a = await eon.search();
+      const b = await eon.search();
+      const gone = { ...a!, core: { ...a!.core, [Label.Object]: '1697760000000-000000000999' } };
+      const outdated = { ...b!, core: { ...b!.core, [Label.Worker]: 'etw' } };
+      return [{ copy: gone }, { copy: outdated }, { copy: a! }];
+    });
+    const errors = outcomes.map((outcome) => (outcome.deleted ? undefined : outcome.error));
+    expect(errors[0]).toBeInstanceOf(TaskNotFoundError);
+    expect(errors[1]).toBeInstanceOf(TaskOutdatedError);
+    expect(outcomes[2]?.deleted && outcomes[2].next?.meta).toEqual({ n: 'c' });
+    // b untouched, a deleted, c claimed, d free
+    expect(queue.map((task) => [task.meta, task.core?.[Label.Worker]])).toEqual([
+      [{ n: 'b' }, 'eon'],
+      [{ n: 'c' }, 'eon'],
+      [{ n: 'd' }, undefined],
+    ]);
+  });
+
+  it('lets each search see what the completions before it did: a requeue, a gate that fires, the share gate', async () => {
+    const { queue } = await both(async (q, eon) => {
+      const etw = q.engine('etw');
+      await eon.create({ gate: { g: Gate.Waiting }, meta: { step: 'merge' } });
+      await eon.create({ gate: { g: 'trigger' }, meta: { step: 'leaf' } });
+      await eon.create({ meta: { step: 'page' } });
+      await eon.create({ meta: { step: 'other' } });
+      await etw.create({ meta: { step: 'etw' } });
+      const leaf = await eon.search({ meta: { step: 'leaf' } });
+      const page = await eon.search({ meta: { step: 'page' } });
+      await etw.search({ meta: { step: 'etw' } });
+      return [
+        { copy: leaf! }, // fires the gate: its task is the newest
+        { copy: { ...page!, sync: { [Label.Paging]: '2' } } }, // requeued, one more cycle
+        { copy: (await eon.search({ meta: { step: 'other' } }))! },
+      ];
+    });
+    expect(queue.map((task) => task.meta?.['step'])).toEqual([
+      'merge',
+      'page',
+      'other',
+      'etw',
+      'merge',
+    ]);
+  });
+
+  it('completes a broadcast copy this engine received without Redis, then searches', async () => {
+    const { outcomes } = await both(async (q, eon) => {
+      q.clock.set('2023-10-20T00:00:02Z');
+      await q.engine('aux').create({ meta: { n: 'all' }, node: { [Label.Method]: Method.All } });
+      await q.engine('aux').create({ meta: { n: 'plain' } });
+      const broadcast = await eon.search();
+      expect(broadcast?.meta).toEqual({ n: 'all' });
+      return [{ copy: broadcast! }];
+    });
+    expect(outcomes[0]?.deleted && outcomes[0].next?.meta).toEqual({ n: 'plain' });
+  });
+});

@@ -1,0 +1,133 @@
+import type { Completion, CompletionOutcome } from '../../lib/engine/runtime.js';
+import type { Task } from '../../lib/task/task.js';
+import { Completions } from '../../lib/worker/completions.js';
+
+/** A fake engine call: records each batch and answers when the test says so. */
+function fakeSend() {
+  const calls: {
+    batch: Completion[];
+    answer(outcomes?: CompletionOutcome[]): void;
+    fail(error: unknown): void;
+  }[] = [];
+  const send = (batch: Completion[]) =>
+    new Promise<CompletionOutcome[]>((resolve, reject) => {
+      calls.push({
+        batch,
+        answer: (outcomes) =>
+          resolve(outcomes ?? batch.map(({ task }) => ({ deleted: true, next: next(task) }))),
+        fail: reject,
+      });
+    });
+  return { send, calls };
+}
+
+const task = (n: number): Task => ({ meta: { n: String(n) } });
+const next = (done: Task): Task => ({ meta: { after: done.meta?.['n'] ?? '' } });
+const names = (batch: Completion[]) => batch.map(({ task: done }) => done.meta?.['n']);
+/** A turn of the event loop: completions of one turn go together. */
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('Completions', () => {
+  it('sends each completion at once, alone, when the worker has few slots', async () => {
+    const { send, calls } = fakeSend();
+    const completions = new Completions(send, 10);
+    const outcomes = [0, 1, 2].map((n) =>
+      completions.complete({ task: task(n), filter: undefined }, n),
+    );
+    expect(calls.map(({ batch }) => names(batch))).toEqual([['0'], ['1'], ['2']]);
+    for (const call of calls) call.answer();
+    expect(await Promise.all(outcomes)).toEqual(
+      [0, 1, 2].map((n) => ({ deleted: true, next: next(task(n)) })),
+    );
+  });
+
+  it('folds the completions of a lane that come in one turn into one call, with many slots', async () => {
+    const { send, calls } = fakeSend();
+    const completions = new Completions(send, 30);
+    // slots 0, 2, 4 share a lane, slots 1 and 3 the other
+    const outcomes = [0, 1, 2, 3, 4].map((slot) =>
+      completions.complete({ task: task(slot), filter: { meta: { slot: String(slot) } } }, slot),
+    );
+    expect(calls).toHaveLength(0); // not before the turn ends
+    await turn();
+    expect(calls.map(({ batch }) => names(batch))).toEqual([
+      ['0', '2', '4'],
+      ['1', '3'],
+    ]);
+    expect(calls[0]?.batch.map(({ filter }) => filter)).toEqual(
+      [0, 2, 4].map((slot) => ({ meta: { slot: String(slot) } })),
+    );
+    for (const call of calls) call.answer();
+    expect(await Promise.all(outcomes)).toEqual(
+      [0, 1, 2, 3, 4].map((n) => ({ deleted: true, next: next(task(n)) })),
+    );
+  });
+
+  it('keeps one call per lane under way: what comes meanwhile goes in the next call', async () => {
+    const { send, calls } = fakeSend();
+    const completions = new Completions(send, 30);
+    const first = completions.complete({ task: task(0), filter: undefined }, 0);
+    await turn();
+    expect(calls).toHaveLength(1);
+    const later = [2, 4, 6].map((slot) =>
+      completions.complete({ task: task(slot), filter: undefined }, slot),
+    );
+    await turn();
+    expect(calls).toHaveLength(1); // lane 0 is busy
+    calls[0]?.answer();
+    await first;
+    await turn();
+    expect(calls.map(({ batch }) => names(batch))).toEqual([['0'], ['2', '4', '6']]);
+    calls[1]?.answer();
+    expect(await Promise.all(later)).toHaveLength(3);
+  });
+
+  it('rejects every completion of a call that failed, and the lane goes on with the next one', async () => {
+    const { send, calls } = fakeSend();
+    const completions = new Completions(send, 30);
+    const failing = [0, 2].map((slot) =>
+      completions.complete({ task: task(slot), filter: undefined }, slot),
+    );
+    await turn();
+    const after = completions.complete({ task: task(4), filter: undefined }, 4);
+    const down = new Error('Redis is away');
+    calls[0]?.fail(down);
+    await expect(Promise.all(failing)).rejects.toBe(down);
+    await turn();
+    expect(calls.map(({ batch }) => names(batch))).toEqual([['0', '2'], ['4']]);
+    calls[1]?.answer([{ deleted: false, error: down }]);
+    expect(await after).toEqual({ deleted: false, error: down });
+  });
+
+  it('gives each completion its own outcome, and an error when the engine answered too few', async () => {
+    const { send, calls } = fakeSend();
+    const completions = new Completions(send, 30);
+    const outcomes = [0, 2].map((slot) =>
+      completions.complete({ task: task(slot), filter: undefined }, slot),
+    );
+    await turn();
+    const lost = new Error('lost');
+    calls[0]?.answer([{ deleted: false, error: lost }]);
+    const [first, second] = await Promise.all(outcomes);
+    expect(first).toEqual({ deleted: false, error: lost });
+    expect(second?.deleted).toBe(false);
+    expect(second?.deleted === false && (second.error as Error).message).toBe(
+      'Completions: the engine answered fewer completions than it was sent',
+    );
+  });
+
+  it('carries at most 100 completions in one call', async () => {
+    const { send, calls } = fakeSend();
+    const completions = new Completions(send, 400);
+    const outcomes = Array.from({ length: 150 }, (_, index) =>
+      completions.complete({ task: task(index), filter: undefined }, index * 2),
+    );
+    await turn();
+    expect(calls.map(({ batch }) => batch.length)).toEqual([100]);
+    calls[0]?.answer();
+    await turn();
+    expect(calls.map(({ batch }) => batch.length)).toEqual([100, 50]);
+    calls[1]?.answer();
+    expect(await Promise.all(outcomes)).toHaveLength(150);
+  });
+});
