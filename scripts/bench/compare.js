@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // rescue-engine side by side with BullMQ (npm run bench:compare): lifecycle
-// and add throughput, wake-up latency, depth scaling, Redis memory per waiting
-// task, and the Go original's access pattern. Both run on the same embedded
-// Redis, alternating runs; each table is printed as it completes and all are
-// written to the `compare` section of docs/benchmarks.md.
+// throughput and where its time goes, add throughput, wake-up latency, depth
+// scaling, Redis memory per waiting task, and the Go original's access
+// pattern. Both run on the same embedded Redis, alternating runs; each table
+// is printed as it completes and all are written to the `compare` section of
+// docs/benchmarks.md.
 //
 // Usage: node scripts/bench/compare.js [--runs N] [--quick]
 //   --runs N   runs per side and scenario (default 3; the 1M depth runs once)
@@ -16,6 +17,7 @@ import { ours } from './lib/compare-ours.js';
 import { theirs } from './lib/compare-theirs.js';
 import { progress } from './lib/compare-progress.js';
 import { lifecycle } from './lib/compare-lifecycle.js';
+import { cost } from './lib/compare-cost.js';
 import { addThroughput } from './lib/compare-add.js';
 import { wakeupLatency } from './lib/compare-wakeup.js';
 import { depthScaling } from './lib/compare-depth.js';
@@ -40,6 +42,7 @@ function done(section) {
 progress(`${settings.command}: ${runs} run(s) per side`);
 const life = await lifecycle({ sides, runs, url, ...settings.lifecycle });
 done(life.body);
+done(await cost({ sides, bench, ...settings.lifecycle }));
 done(await addThroughput({ sides, runs, ...settings.add }));
 const wakeup = await wakeupLatency({ sides, runs, ...settings.wakeup });
 done(wakeup.body);

@@ -109,8 +109,8 @@ const sections = [];
   await target.close();
   sections.push(
     '### Create throughput\n\n' +
-      'One at a time awaits each `create`; batched keeps 1,000 creates in flight, which ioredis pipelines ' +
-      '(auto-pipelining is on for connections the engine opens).\n\n' +
+      'One at a time awaits each `create`; batched keeps 1,000 creates in flight on one connection, ' +
+      'so their commands travel together.\n\n' +
       table(
         ['mode', 'tasks/s'],
         [

@@ -25,7 +25,7 @@ export async function addThroughput({ sides, runs, each, batched }) {
   return (
     '### Add throughput\n\n' +
     'One at a time awaits each `create` / `add`. Batched: rescue-engine keeps 1,000 creates in flight ' +
-    '(ioredis auto-pipelines them); BullMQ calls `addBulk` with 1,000 jobs at a time. Each run on a fresh ' +
+    'on one connection; BullMQ calls `addBulk` with 1,000 jobs at a time. Each run on a fresh ' +
     `queue. ${medianOf(runs)}, min–max, and the ratio of the medians.\n\n` +
     table(
       [

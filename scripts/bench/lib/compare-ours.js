@@ -24,7 +24,7 @@ function openQueue(url, queue, dropQueue) {
   return {
     /** addEach awaits each create before the next. */
     addEach: (count) => inParallel(1, count, create),
-    /** fill keeps 1,000 creates in flight; ioredis auto-pipelines them. */
+    /** fill keeps 1,000 creates in flight on the engine's connection. */
     fill: (count) => inParallel(1_000, count, create),
     worker: (options) => Promise.resolve(prepareWorker(engine, options)),
     wakeup: ({ count, gapMs }) => rescueWakeup(url, { count, gapMs, queue }),
