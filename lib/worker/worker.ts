@@ -13,6 +13,7 @@ import type { Task } from '../task/task.js';
 import { formatTime } from '../task/time.js';
 import { BackgroundLoop } from './background.js';
 import { Completions } from './completions.js';
+import { DeclinedTasks } from './declined.js';
 import type { WorkerEvents } from './events.js';
 import { pickHandler, searchFilters, type EnsureContext, type Handler } from './handler.js';
 import { isLost, LazyAbort, Lease } from './lease.js';
@@ -23,13 +24,6 @@ const none: string[] = [];
 
 /** How long a slot backs off after Redis failed, at first and at most (ms). */
 const backoff = { firstMs: 100, maxMs: 5_000 } as const;
-
-/**
- * How long (real ms) a worker skips a task none of its handlers took, and how
- * many such tasks it remembers: other workers take them meanwhile, and newer
- * tasks stay reachable for a worker that searches without labels.
- */
-const declined = { forMs: 60_000, most: 1_000 } as const;
 
 /**
  * Worker runs the loop every rescue worker needs: search for a task its
@@ -68,7 +62,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
   /** The reason the signals of running ensures abort with when stop()'s grace period runs out. */
   private readonly graceError = new Error('Worker.stop: the grace period ran out');
   /** Tasks none of the handlers took: id -> until when (performance.now ms) they are skipped. */
-  private readonly declinedUntil = new Map<string, number>();
+  private readonly declined = new DeclinedTasks();
 
   constructor(
     private readonly engine: Engine,
@@ -232,18 +226,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
    * still skipped (the others are forgotten), and lapsed ones still running.
    */
   private skipped(): string[] {
-    if (this.declinedUntil.size === 0 && this.lapsed.size === 0) return none;
-    const now = performance.now();
-    for (const [id, until] of this.declinedUntil) if (until <= now) this.declinedUntil.delete(id);
-    return [...this.declinedUntil.keys(), ...this.lapsed];
-  }
-
-  private decline(id: string): void {
-    if (this.declinedUntil.size >= declined.most) {
-      const oldest = this.declinedUntil.keys().next().value;
-      if (oldest !== undefined) this.declinedUntil.delete(oldest);
-    }
-    this.declinedUntil.set(id, performance.now() + declined.forMs);
+    if (this.declined.size === 0 && this.lapsed.size === 0) return none;
+    return [...this.declined.ids(), ...this.lapsed];
   }
 
   private rotateFilter(): Task | undefined {
@@ -272,7 +256,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
       this.report(error); // a filter that throws takes nothing
     }
     if (handler === undefined) {
-      this.decline(id);
+      this.declined.decline(id);
       if (owned) await this.release(task);
       this.emit('task:declined', task);
       return undefined;
