@@ -1,6 +1,7 @@
 import { fromReply } from '../../errors.js';
 import type { RedisClient } from '../connection.js';
 import type { QueueKeys } from '../keys.js';
+import { ScriptCommand, ScriptHead } from './command.js';
 import { loadScript, type LoadedScript } from './loader.js';
 
 /**
@@ -24,6 +25,17 @@ export const scripts = {
 
 export type ScriptName = keyof typeof scripts;
 
+/** The encoded heads of the scripts' EVALSHA, per queue. */
+const heads = new WeakMap<QueueKeys, Map<string, ScriptHead>>();
+
+function headOf(script: LoadedScript, keys: QueueKeys): ScriptHead {
+  let byScript = heads.get(keys);
+  if (byScript === undefined) heads.set(keys, (byScript = new Map<string, ScriptHead>()));
+  let head = byScript.get(script.sha);
+  if (head === undefined) byScript.set(script.sha, (head = new ScriptHead(script.sha, keys.all)));
+  return head;
+}
+
 /**
  * runScript runs a script with EVALSHA and, when the server does not know it
  * (first use, SCRIPT FLUSH, a restart), with EVAL, which also caches it.
@@ -36,7 +48,7 @@ export async function runScript(
   args: (string | number)[],
 ): Promise<unknown> {
   try {
-    return await client.evalsha(script.sha, keys.all.length, ...keys.all, ...args);
+    return await client.sendCommand(new ScriptCommand(headOf(script, keys), args.map(String)));
   } catch (error) {
     if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
       try {
