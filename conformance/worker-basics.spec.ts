@@ -19,8 +19,8 @@ const kind = (name: string) => (task: Task) => has(task.meta, { kind: name });
 describe('Worker: search, ensure, delete', () => {
   const queue = useWorkerQueue();
 
-  // concurrency 30: the slots' completions are folded into shared calls (lib/worker/completions.ts)
-  it.each([4, 30])(
+  // concurrency 1 sends each completion alone; 4 and 30 fold them into shared calls (lib/worker/completions.ts)
+  it.each([1, 4, 30])(
     'ensures every task exactly once when nothing fails (3 workers × concurrency %i, 2,000 tasks)',
     async (concurrency) => {
       const eon = queue().live('eon');

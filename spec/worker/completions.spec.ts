@@ -30,7 +30,7 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
 describe('Completions', () => {
   it('sends each completion at once, alone, when the worker has few slots', async () => {
     const { send, calls } = fakeSend();
-    const completions = new Completions(send, 10);
+    const completions = new Completions(send, 3);
     const outcomes = [0, 1, 2].map((n) =>
       completions.complete({ task: task(n), filter: undefined }, n),
     );
