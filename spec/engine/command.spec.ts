@@ -21,6 +21,6 @@ describe('ScriptCommand', () => {
     expect(ours.name).toBe('evalsha');
     expect(ours.args).toEqual([head.sha, String(keys.length), ...keys, '1', '2']);
     expect(ours.getKeys()).toEqual(keys);
-    expect(ours.getSlot()).toBe(new Command('get', [keys[0]]).getSlot());
+    expect(ours.getSlot()).toBe(new Command('get', [keys[0] ?? '']).getSlot());
   });
 });

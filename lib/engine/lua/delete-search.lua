@@ -27,7 +27,7 @@ local searching = search_request(1)
 local ctx = new_context(searching.now)
 local replies = {}
 for first = 11, #ARGV, 13 do
-  local deleting = delete_request(first)
+  local deleting = delete_request(first, searching.now)
   local result = delete(deleting, ctx)
   if type(result) == 'table' then
     replies[#replies + 1] = { 'error', result.err }

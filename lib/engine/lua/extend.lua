@@ -28,7 +28,7 @@ end
 local renewed = with_core(stored, copy_map(stored.core))
 renewed.core[LABEL_EXPIRY] = ARGV[4]
 local ctx = new_context(tonumber(ARGV[1]))
-ctx.expiry_ms = tonumber(ARGV[5])
+ctx.expiry_ms = ARGV[5] -- a score for Redis: no need to read it as a number
 store_task(id, renewed)
 reindex(id, stored, renewed, ctx)
 finish(ctx)

@@ -171,14 +171,15 @@ local function optional_map(json)
   return labels
 end
 
--- delete_request reads a delete's twelve arguments from ARGV[first] on
-local function delete_request(first)
+-- delete_request reads a delete's twelve arguments from ARGV[first] on (`now`:
+-- the instant, when the caller has read it already)
+local function delete_request(first, now)
   local tick_p1_ms = nil
   if ARGV[first + 8] == '-inf' then tick_p1_ms = -math.huge else tick_p1_ms = tonumber(ARGV[first + 8]) end
   local requeued = nil
   if ARGV[first + 6] ~= '' then requeued = decode_task(ARGV[first + 6]) end
   return {
-    now = tonumber(ARGV[first]),
+    now = now or tonumber(ARGV[first]),
     id = ARGV[first + 1],
     worker = ARGV[first + 2] ~= '' and ARGV[first + 2] or nil,
     bypass = ARGV[first + 3] == '1',

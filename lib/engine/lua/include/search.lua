@@ -4,7 +4,7 @@
 -- request.now        the engine's clock, ms
 -- request.worker     this engine's worker id
 -- request.expiry     formatTime(now + expiry): the lease end of a claim
--- request.expiry_ms  the same in ms
+-- request.expiry_ms  the same in ms (a string: it is a score for Redis)
 -- request.filter     the decoded filter, or nil
 -- request.floor      broadcast tasks stored up to this sequence number are done
 --                    for this engine, or were created before it started
@@ -20,7 +20,8 @@
 -- it has not completed and holds no local lease on. Writes nothing. The index
 -- is in store order; the floor skips the run this engine is done with.
 local function find_broadcast(request)
-  local floor = request.floor
+  local floor = tonumber(request.floor)
+  local start_ms = tonumber(request.start_ms)
   local contiguous = true
   local best_id, best_json = nil, nil
   local from = '(' .. floor
@@ -28,7 +29,7 @@ local function find_broadcast(request)
     local page = redis.call('ZRANGEBYSCORE', K['broadcast'], from, '+inf', 'WITHSCORES', 'LIMIT', 0, 100)
     for index = 1, #page, 2 do
       local id, sequence = page[index], page[index + 1]
-      if request.done[id] or creation_ms(id) <= request.start_ms then
+      if request.done[id] or creation_ms(id) <= start_ms then
         if contiguous then floor = tonumber(sequence) end
       else
         contiguous = false
@@ -111,19 +112,16 @@ local function search(request, ctx)
   if optional and redis.call('EXISTS', K['broadcast']) == 1 then
     local broadcast_id, broadcast
     broadcast_id, broadcast, floor = find_broadcast(request)
-    if broadcast ~= nil then return 'broadcast', broadcast_id, broadcast, string.format('%d', floor), '' end
+    floor = string.format('%d', floor)
+    if broadcast ~= nil then return 'broadcast', broadcast_id, broadcast, floor, '' end
   end
-  floor = string.format('%d', floor)
 
   local late = 0
   if optional then late = search_phase_two(now, ctx) end
 
-  -- Phase 3: the balancing share gate.
-  local plain = redis.call('ZCARD', K['ready'])
-  local with_cron = redis.call('ZCARD', K['ready-cron'])
-  local unicast = redis.call('ZCARD', K['ready-uni'])
-  local candidates = plain + with_cron + unicast + redis.call('ZCARD', K['leases']) - late
-  if candidates <= 0 then return 'none', '', '', floor, next_due() end
+  -- Phase 3: the balancing share gate. Alone among the owners, this worker's
+  -- share is every candidate, so the gate refuses only when no candidate is
+  -- free, and then the pick finds none either: it need not count them.
   local own = 0
   local workers = 1 -- this worker
   local before = 0 -- workers that sort before this one
@@ -135,9 +133,14 @@ local function search(request, ctx)
       if order().js_less(other, worker) then before = before + 1 end
     end
   end
-  local share = math.floor(candidates / workers)
-  if before < candidates % workers then share = share + 1 end
-  if share - own <= 0 then return 'none', '', '', floor, next_due() end
+  local with_cron = redis.call('ZCARD', K['ready-cron'])
+  local unicast = redis.call('ZCARD', K['ready-uni'])
+  if workers > 1 then
+    local candidates = redis.call('ZCARD', K['ready']) + with_cron + unicast + redis.call('ZCARD', K['leases']) - late
+    local share = math.floor(candidates / workers)
+    if before < candidates % workers then share = share + 1 end
+    if candidates <= 0 or share - own <= 0 then return 'none', '', '', floor, next_due() end
+  end
 
   -- Phase 4: the oldest unicast task for this worker, else the oldest `any` task.
   local picked_id, picked = nil, nil
@@ -155,7 +158,7 @@ local function search(request, ctx)
     return true
   end
   if unicast > 0 then order().each_under(K['ready-uni'], worker, try) end
-  if picked == nil and plain + with_cron > 0 then
+  if picked == nil then
     if filter == nil and with_cron == 0 and next(excluded) == nil then
       -- the common case: the head of `ready` (an id without a record is dropped)
       while picked == nil do
@@ -190,7 +193,9 @@ local function id_set(json, none)
   return set
 end
 
--- search_request reads a search's ten arguments from ARGV[first] on
+-- search_request reads a search's ten arguments from ARGV[first] on. Numbers
+-- stay strings until a phase needs them: turning a 13-digit string into a
+-- number is not cheap, and the lease end is only ever a score for Redis.
 local function search_request(first)
   local filter = nil
   if ARGV[first + 4] ~= '' then filter = decode_task(ARGV[first + 4]) end
@@ -199,12 +204,12 @@ local function search_request(first)
     now = tonumber(ARGV[first]),
     worker = ARGV[first + 1],
     expiry = ARGV[first + 2],
-    expiry_ms = tonumber(ARGV[first + 3]),
+    expiry_ms = ARGV[first + 3],
     filter = filter,
-    floor = tonumber(ARGV[first + 5]),
+    floor = ARGV[first + 5],
     done = id_set(ARGV[first + 6], none),
     leased = id_set(ARGV[first + 7], none),
-    start_ms = tonumber(ARGV[first + 8]),
+    start_ms = ARGV[first + 8],
     exclude = id_set(ARGV[first + 9], none),
   }
 end
