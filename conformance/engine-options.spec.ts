@@ -431,6 +431,27 @@ describe('engine options: the connections close() closes', () => {
   });
 });
 
+/** timed runs an action and says how long it took, in ms. */
+async function timed(action: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await action();
+  return performance.now() - start;
+}
+
+describe('engine options: close while Redis is away', () => {
+  it('drops the connection at once and rejects the calls that were waiting for Redis', async () => {
+    const server = await startRedisServer({ env: {} });
+    const engine = new Engine({ redis: server.url, queue: 'away', worker: 'eon' });
+    await engine.create({ meta: { k: 'v' } });
+    await server.stop();
+    const waiting = engine.search(); // queued by the client until Redis is back
+    const closedAfterMs = await timed(() => engine.close());
+
+    expect(closedAfterMs).toBeLessThan(2_000); // not the client's whole reconnection schedule
+    await expect(waiting).rejects.toThrow('Engine.close: the engine closed before Redis answered');
+  });
+});
+
 describe('engine options: a Cluster passed in', () => {
   it('reports its first startup node from listen, and is left open by close', async () => {
     const port = await unusedPort();

@@ -1,10 +1,11 @@
 import { Engine } from '../lib/engine/engine.js';
+import { TaskOutdatedError } from '../lib/errors.js';
 import { has } from '../lib/matcher/matcher.js';
 import type { Task } from '../lib/task/task.js';
 import { startRedisServer, type RedisServer } from '../lib/testing/redis-server.js';
 import type { WorkerOptions } from '../lib/worker/options.js';
 import { Worker } from '../lib/worker/worker.js';
-import { idOf, next, resolved, until } from './harness/worker.js';
+import { aborted, idOf, next, resolved, signal, until, within } from './harness/worker.js';
 
 const kind = (name: string) => (task: Task) => has(task.meta, { kind: name });
 
@@ -95,5 +96,49 @@ describe('Worker and Redis failures', () => {
         }
       },
     );
+  });
+
+  it('aborts a running handler once its lease ends while Redis is away and renewals fail', async () => {
+    let server = await startRedisServer({ env: {} });
+    const port = server.port;
+    const engine = new Engine({ redis: server.url, queue: 'away', worker: 'eon', expiry: 400 });
+    const errors: unknown[] = [];
+    let abortedAfterMs: number | undefined;
+    const started = signal<number>();
+    const worker = new Worker(
+      engine,
+      [
+        {
+          filter: kind('a'),
+          ensure: async (_task, context) => {
+            const at = performance.now();
+            started.resolve(at);
+            await within(aborted(context.signal), 3_000, 'the signal aborted');
+            abortedAfterMs = performance.now() - at;
+          },
+        },
+      ],
+      { background: false, pollInterval: 60_000 },
+    );
+    worker.on('error', (error) => errors.push(error));
+    const lost = next(worker, 'task:lost', 4_000);
+    try {
+      await worker.start();
+      await engine.create({ meta: { kind: 'a' } });
+      await within(started.promise, 3_000, 'ensure started');
+      await server.stop(); // the renewal at half the expiry waits for Redis, or fails
+      const [, error] = await lost;
+
+      expect(error).toBeInstanceOf(TaskOutdatedError);
+      expect((error as Error).message).toMatch(/without renewal$/);
+      // not before the lease ended (400 ms after the claim; the handler started a little later)
+      expect(abortedAfterMs).toBeGreaterThan(300);
+    } finally {
+      // back, so the commands waiting in the client's queue are answered and stop() returns
+      server = await startRedisServer({ env: {}, port });
+      await worker.stop();
+      await engine.close();
+      await server.stop();
+    }
   });
 });

@@ -40,10 +40,35 @@ function configuredAddress(source: string | RedisOptions): string {
 /** closeConnection quits a client the engine opened; a client passed in is left open. */
 export async function closeConnection(connection: Connection): Promise<void> {
   if (!connection.owned) return;
+  await quitOrDisconnect(connection.client);
+}
+
+/** How long a QUIT may take before the connection is simply dropped (ms). */
+const quitWaitMs = 1_000;
+
+/**
+ * quitOrDisconnect closes a client politely (QUIT, after the commands under
+ * way) when the server answers, and drops the connection when it does not:
+ * QUIT to an unreachable server would wait in the client's queue, perhaps
+ * for minutes, and hold up whoever is closing.
+ */
+export async function quitOrDisconnect(client: RedisClient): Promise<void> {
+  if (client.status !== 'ready') {
+    client.disconnect();
+    return;
+  }
+  let timer: NodeJS.Timeout | undefined;
   try {
-    await connection.client.quit();
+    await Promise.race([
+      client.quit(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('QUIT timed out')), quitWaitMs);
+      }),
+    ]);
   } catch {
-    connection.client.disconnect();
+    client.disconnect();
+  } finally {
+    clearTimeout(timer);
   }
 }
 

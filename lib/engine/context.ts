@@ -22,6 +22,8 @@ export interface EngineContext {
   /** The earliest due time of a waiting exact or deferred task, as the last empty search saw it. */
   nextDueMs: number | undefined;
   closed: boolean;
+  /** How to reject the script calls waiting for Redis, when the engine closes (connections it opened). */
+  readonly pending: Set<(error: Error) => void>;
 }
 
 export function createEngineContext(options: ResolvedEngineOptions): EngineContext {
@@ -36,6 +38,7 @@ export function createEngineContext(options: ResolvedEngineOptions): EngineConte
     ledgerPrunedMs: startMs,
     nextDueMs: undefined,
     closed: false,
+    pending: new Set(),
   };
 }
 

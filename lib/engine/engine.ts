@@ -91,5 +91,8 @@ export class Engine {
     this.context.closed = true;
     this.context.ledger.clear();
     await closeConnection(this.context.connection);
+    const closedError = new Error('Engine.close: the engine closed before Redis answered');
+    for (const reject of this.context.pending) reject(closedError);
+    this.context.pending.clear();
   }
 }

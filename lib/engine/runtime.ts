@@ -8,6 +8,7 @@ import { prepareDelete } from './delete.js';
 import { contextOf } from './handle.js';
 import { run } from './run.js';
 import {
+  claimedLeaseEnd,
   pruneLedger,
   readSearchReply,
   retry,
@@ -15,6 +16,8 @@ import {
   searchTask,
   type SearchReply,
 } from './search.js';
+
+export { claimedLeaseEnd };
 
 // Operations the worker runtime needs beyond the public Engine API. They keep
 // the engine's semantics: each is one atomic step, or equivalent to a

@@ -40,6 +40,14 @@ export async function searchTask(
   }
 }
 
+/** When the lease of a task a search claimed ends (engine ms), by the task object it returned. */
+const leaseEnds = new WeakMap<Task, number>();
+
+/** claimedLeaseEnd tells when the lease of a task this engine's search just claimed ends, without reading its label. */
+export function claimedLeaseEnd(task: Task): number | undefined {
+  return leaseEnds.get(task);
+}
+
 /** retry marks a broadcast task a concurrent search of this engine delivered first. */
 export const retry = Symbol('retry');
 
@@ -91,7 +99,10 @@ export function readSearchReply(
     return undefined;
   }
   const task = decodeStored(id, record);
-  if (kind === 'task') return task;
+  if (kind === 'task') {
+    leaseEnds.set(task, nowMs + context.options.expiry);
+    return task;
+  }
   return context.ledger.deliver(id, nowMs, nowMs + context.options.expiry) ? task : retry;
 }
 

@@ -45,12 +45,14 @@ export class LazyAbort {
  * (when auto-extend is on) and on request, and aborts the ensure's signal
  * once the task is lost: when a renewal says so, or when the lease ends
  * without renewal (auto-extend off, or Redis unreachable), because from then
- * on `expire` may give the task to another worker.
+ * on `expire` may give the task to another worker. One timer at a time: the
+ * next renewal, or, without auto-extend, the lease end.
  */
 export class Lease {
   readonly controller = new LazyAbort();
-  private renewal: NodeJS.Timeout | undefined;
-  private deadline: NodeJS.Timeout | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  /** when the lease ends, in engine ms */
+  private endMs = 0;
   private lostError: unknown;
   private isLostFlag = false;
   private stopped = false;
@@ -75,10 +77,13 @@ export class Lease {
     return this.lostError;
   }
 
-  /** start times the first renewal and the lease end, from the expiry the claim wrote. */
-  start(): void {
-    const claimedEndMs = tryParseTime(this.task.core?.[Label.Expiry])?.getTime();
-    this.renewed(claimedEndMs ?? this.clock().getTime() + this.expiryMs);
+  /** start times the first renewal, or the lease end, from when the claim's lease ends (engine ms). */
+  start(claimedEndMs: number | undefined): void {
+    this.renewed(
+      claimedEndMs ??
+        tryParseTime(this.task.core?.[Label.Expiry])?.getTime() ??
+        this.clock().getTime() + this.expiryMs,
+    );
   }
 
   /** extend renews the lease now; a lost task aborts the signal and rethrows. */
@@ -101,51 +106,52 @@ export class Lease {
     if (this.isLostFlag) return;
     this.isLostFlag = true;
     this.lostError = error;
-    this.clearTimers();
+    clearTimeout(this.timer);
     this.controller.abort(error);
     this.onLost(error);
   }
 
   stop(): void {
     this.stopped = true;
-    this.clearTimers();
+    clearTimeout(this.timer);
   }
 
-  /** renewed sets the lease end (engine ms) and plans the next renewal at half the expiry. */
+  /** renewed sets the lease end and plans what comes next: a renewal at half the expiry, or the end. */
   private renewed(endMs: number): void {
+    this.endMs = endMs;
+    if (this.autoExtend) this.schedule(this.expiryMs / 2);
+    else this.schedule(this.endMs - this.clock().getTime());
+  }
+
+  /** schedule runs the next step in `engineMs` of engine time: a renewal, or the end of the lease once it came. */
+  private schedule(engineMs: number): void {
+    clearTimeout(this.timer);
     if (this.stopped || this.isLostFlag) return;
-    clearTimeout(this.deadline);
-    const id = this.task.core?.[Label.Object] ?? '';
-    this.deadline = setTimeout(
-      () => {
-        this.lose(
-          new TaskOutdatedError(
-            `Worker: the lease of task ${id} ended at ${formatTime(new Date(endMs))} without renewal`,
-          ),
-        );
-      },
-      Math.max(0, (endMs - this.clock().getTime()) / this.timeScale),
-    );
-    this.deadline.unref();
-    this.schedule(this.expiryMs / 2 / this.timeScale);
+    this.timer = setTimeout(() => this.step(), Math.max(0, engineMs / this.timeScale));
+    this.timer.unref();
   }
 
-  private schedule(delayMs: number): void {
-    clearTimeout(this.renewal);
-    if (!this.autoExtend || this.stopped || this.isLostFlag) return;
-    this.renewal = setTimeout(() => {
-      this.extend().catch((error: unknown) => {
-        if (isLost(error)) return;
-        // Redis trouble: report and try again soon, before the lease ends
-        this.onError(error);
-        this.schedule(Math.max(50, this.expiryMs / 10 / this.timeScale));
-      });
-    }, delayMs);
-    this.renewal.unref();
-  }
-
-  private clearTimers(): void {
-    clearTimeout(this.renewal);
-    clearTimeout(this.deadline);
+  private step(): void {
+    const leftMs = this.endMs - this.clock().getTime();
+    if (leftMs <= 0 || !this.autoExtend) {
+      const id = this.task.core?.[Label.Object] ?? '';
+      this.lose(
+        new TaskOutdatedError(
+          `Worker: the lease of task ${id} ended at ${formatTime(new Date(this.endMs))} without renewal`,
+        ),
+      );
+      return;
+    }
+    // while the renewal is under way the lease end stands guard: a command to
+    // an unreachable Redis waits in the client's queue, maybe for long
+    this.schedule(leftMs);
+    this.extend().catch((error: unknown) => {
+      if (isLost(error)) return;
+      // Redis trouble: report and try again soon, at the latest when the lease ends
+      this.onError(error);
+      this.schedule(
+        Math.min(Math.max(50, this.expiryMs / 10), this.endMs - this.clock().getTime()),
+      );
+    });
   }
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { RedisClient } from '../engine/connection.js';
+import { quitOrDisconnect, type RedisClient } from '../engine/connection.js';
 
 /**
  * WakeUp tells idle slots of a worker that there may be work: the queue's
@@ -108,13 +108,7 @@ export class WakeUp {
     this.notify();
     const subscriber = this.subscriber;
     this.subscriber = undefined;
-    if (subscriber !== undefined) {
-      try {
-        await subscriber.quit();
-      } catch {
-        subscriber.disconnect();
-      }
-    }
+    if (subscriber !== undefined) await quitOrDisconnect(subscriber);
   }
 
   private onMessage(message: string): void {

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Engine } from '../engine/engine.js';
 import {
+  claimedLeaseEnd,
   deleteThenSearch,
   engineContext,
   nextDueMs,
@@ -287,7 +288,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
       progress: (value) => this.progress(task, value),
     };
     this.running.set(id, controller);
-    lease?.start();
+    lease?.start(claimedLeaseEnd(task));
     const started = performance.now();
     let failure: { error: unknown } | undefined;
     try {
