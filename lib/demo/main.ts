@@ -126,7 +126,10 @@ async function main(): Promise<void> {
   };
   const onSignal = (signal: string) => {
     log(`${signal}: stopping the workers (running tasks finish first)`);
-    void shutdown().then(() => process.exit(0));
+    void shutdown().then(() => {
+      log('the workers stopped and the embedded Redis with them');
+      process.exit(0);
+    });
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
