@@ -26,23 +26,24 @@ const batchMost = 100;
 /**
  * From how many slots a worker folds completions together, and into how many
  * lanes. Measured with a no-op handler on 2 cores (workers and Redis on one
- * machine; medians of alternating runs, 2026-11-24): at 50 slots, two lanes
- * did about 25 % more tasks per second than one call per completion; two
- * worker processes of 10 slots about 40 % more; one process of 10 slots about
- * as many (within the noise), with 10 % less CPU.
+ * machine; medians of 4 alternating runs, 2026-11-24), against one call per
+ * completion: at 50 slots, 3 lanes did about 15 % more tasks per second (2 and
+ * 5 lanes about 20 %); at 10 slots about as many (2 lanes 7 % fewer); with two
+ * worker processes of 10 slots, where the cores are the limit, about 40 %
+ * more (an earlier round, with 2 lanes), with less CPU per task throughout.
  */
 const foldFrom = 4;
-const foldedLanes = 2;
+const foldedLanes = 3;
 
 /**
  * Completions sends the completions of a worker's slots to Redis, one call
  * per lane at a time. With few slots every slot is a lane of its own and
- * sends its completion at once. With many, the slots share two lanes: the
+ * sends its completion at once. With more, the slots share a few lanes: the
  * completions of a lane's slots that come in the same turn of the event loop,
  * and those that come while its call is under way, go together in its next
  * call, so a busy worker pays the fixed cost of a call (the script's set-up,
- * the queue's keys, the round trip) once for many tasks. Two lanes, so that
- * Redis works on one lane's call while this process works on the other's
+ * the queue's keys, the round trip) once for many tasks. Several lanes, so
+ * that Redis works on one lane's call while this process works on another's
  * tasks: with one, they would take turns.
  */
 export class Completions {

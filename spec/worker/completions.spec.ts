@@ -44,18 +44,15 @@ describe('Completions', () => {
   it('folds the completions of a lane that come in one turn into one call, with many slots', async () => {
     const { send, calls } = fakeSend();
     const completions = new Completions(send, 30);
-    // slots 0, 2, 4 share a lane, slots 1 and 3 the other
+    // three lanes: slots 0 and 3 share one, 1 and 4 another, 2 is alone in the third
     const outcomes = [0, 1, 2, 3, 4].map((slot) =>
       completions.complete({ task: task(slot), filter: { meta: { slot: String(slot) } } }, slot),
     );
     expect(calls).toHaveLength(0); // not before the turn ends
     await turn();
-    expect(calls.map(({ batch }) => names(batch))).toEqual([
-      ['0', '2', '4'],
-      ['1', '3'],
-    ]);
+    expect(calls.map(({ batch }) => names(batch))).toEqual([['0', '3'], ['1', '4'], ['2']]);
     expect(calls[0]?.batch.map(({ filter }) => filter)).toEqual(
-      [0, 2, 4].map((slot) => ({ meta: { slot: String(slot) } })),
+      [0, 3].map((slot) => ({ meta: { slot: String(slot) } })),
     );
     for (const call of calls) call.answer();
     expect(await Promise.all(outcomes)).toEqual(
@@ -69,7 +66,7 @@ describe('Completions', () => {
     const first = completions.complete({ task: task(0), filter: undefined }, 0);
     await turn();
     expect(calls).toHaveLength(1);
-    const later = [2, 4, 6].map((slot) =>
+    const later = [3, 6, 9].map((slot) =>
       completions.complete({ task: task(slot), filter: undefined }, slot),
     );
     await turn();
@@ -77,7 +74,7 @@ describe('Completions', () => {
     calls[0]?.answer();
     await first;
     await turn();
-    expect(calls.map(({ batch }) => names(batch))).toEqual([['0'], ['2', '4', '6']]);
+    expect(calls.map(({ batch }) => names(batch))).toEqual([['0'], ['3', '6', '9']]);
     calls[1]?.answer();
     expect(await Promise.all(later)).toHaveLength(3);
   });
@@ -85,16 +82,16 @@ describe('Completions', () => {
   it('rejects every completion of a call that failed, and the lane goes on with the next one', async () => {
     const { send, calls } = fakeSend();
     const completions = new Completions(send, 30);
-    const failing = [0, 2].map((slot) =>
+    const failing = [0, 3].map((slot) =>
       completions.complete({ task: task(slot), filter: undefined }, slot),
     );
     await turn();
-    const after = completions.complete({ task: task(4), filter: undefined }, 4);
+    const after = completions.complete({ task: task(6), filter: undefined }, 6);
     const down = new Error('Redis is away');
     calls[0]?.fail(down);
     await expect(Promise.all(failing)).rejects.toBe(down);
     await turn();
-    expect(calls.map(({ batch }) => names(batch))).toEqual([['0', '2'], ['4']]);
+    expect(calls.map(({ batch }) => names(batch))).toEqual([['0', '3'], ['6']]);
     calls[1]?.answer([{ deleted: false, error: down }]);
     expect(await after).toEqual({ deleted: false, error: down });
   });
@@ -102,7 +99,7 @@ describe('Completions', () => {
   it('gives each completion its own outcome, and an error when the engine answered too few', async () => {
     const { send, calls } = fakeSend();
     const completions = new Completions(send, 30);
-    const outcomes = [0, 2].map((slot) =>
+    const outcomes = [0, 3].map((slot) =>
       completions.complete({ task: task(slot), filter: undefined }, slot),
     );
     await turn();
@@ -120,7 +117,7 @@ describe('Completions', () => {
     const { send, calls } = fakeSend();
     const completions = new Completions(send, 400);
     const outcomes = Array.from({ length: 150 }, (_, index) =>
-      completions.complete({ task: task(index), filter: undefined }, index * 2),
+      completions.complete({ task: task(index), filter: undefined }, index * 3),
     );
     await turn();
     expect(calls.map(({ batch }) => batch.length)).toEqual([100]);
