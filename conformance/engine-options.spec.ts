@@ -53,6 +53,21 @@ async function scanAll(redis: Redis): Promise<string[]> {
   return keys;
 }
 
+/** expectPlainRejections: each call rejects with an Error that is not a RescueError (semantics 3.10). */
+async function expectPlainRejections(calls: [string, () => Promise<unknown>][]): Promise<void> {
+  for (const [name, call] of calls) {
+    const error: unknown = await call().then(
+      () => 'resolved',
+      (reason: unknown) => reason,
+    );
+    expect([name, error instanceof Error, error instanceof RescueError]).toEqual([
+      name,
+      true,
+      false,
+    ]);
+  }
+}
+
 describe('engine options: the constructor', () => {
   const invalid: [string, EngineOptions][] = [
     ['an empty queue', { queue: '' }],
@@ -303,17 +318,7 @@ describe('engine options: a client passed in', () => {
         ['cycles', () => engine.cycles({ core: { ...task.core, [Label.Cancel]: '1' } })],
         ['ticker', () => engine.ticker()],
       ];
-      for (const [name, call] of calls) {
-        const error: unknown = await call().then(
-          () => 'resolved',
-          (reason: unknown) => reason,
-        );
-        expect([name, error instanceof Error, error instanceof RescueError]).toEqual([
-          name,
-          true,
-          false,
-        ]);
-      }
+      await expectPlainRejections(calls);
       // and nothing was written through the client it still holds
       const [stored] = await q.engine('etw').lister(everything);
       expect(stored?.core?.[Label.Worker]).toBe('eon');
@@ -351,17 +356,7 @@ describe('engine options: close', () => {
       ['cycles', () => eon.cycles({ core: { [Label.Object]: idOf(task), [Label.Cancel]: '1' } })],
       ['ticker', () => eon.ticker()],
     ];
-    for (const [name, call] of calls) {
-      const error: unknown = await call().then(
-        () => 'resolved',
-        (reason: unknown) => reason,
-      );
-      expect([name, error instanceof Error, error instanceof RescueError]).toEqual([
-        name,
-        true,
-        false,
-      ]);
-    }
+    await expectPlainRejections(calls);
     // nothing was written by the closed engine
     const etw = q.engine('etw');
     expect(await etw.lister(everything)).toEqual([claimed]);

@@ -3,7 +3,8 @@ import { TaskNotFoundError } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
-import { useQueue, type TestQueue } from './harness/queue.js';
+import { countsInN } from './harness/probes.js';
+import { useQueue } from './harness/queue.js';
 
 // semantics 3.2 phases 2, 4 and 5 (claiming and the candidate rules), 1.7 (task
 // kinds as search sees them), 5.2 items 2 and 8.
@@ -36,28 +37,6 @@ async function defer(engine: Engine, stored: Task, duration: string): Promise<Ta
   await engine.delete({ ...claimed, cron: { [Label.Defer]: duration } });
   const [deferred] = await engine.lister({ meta: stored.meta ?? {} });
   return deferred!;
-}
-
-/**
- * countsInN tells whether the tasks stored so far (besides three probe tasks)
- * count as candidates, through the share gate: probes A, C, B are stored, eon
- * claims A and etw claims C, so with n candidates etw's share is ⌊n / 2⌋. etw's
- * next search claims B when n ≥ 4, that is when the other task counts in n, and
- * returns undefined when n = 3. The probes' filter keeps the pick away from the
- * other task. Only for a queue with exactly one other task.
- */
-async function countsInN(q: TestQueue): Promise<boolean> {
-  const eon = q.engine('eon');
-  const etw = q.engine('etw');
-  const probe: Task = { meta: { probe: '*' } };
-  await eon.create({ meta: { probe: 'A' } });
-  await eon.create({ meta: { probe: 'C' } });
-  await eon.create({ meta: { probe: 'B' } });
-  expect((await eon.search(probe))?.meta).toEqual({ probe: 'A' });
-  expect((await etw.search(probe))?.meta).toEqual({ probe: 'C' });
-  const second = await etw.search(probe);
-  expect([undefined, 'B']).toContain(second?.meta?.['probe']);
-  return second !== undefined;
 }
 
 describe('search claims a task', () => {

@@ -2,6 +2,7 @@ import type { Engine } from '../lib/engine/engine.js';
 import { TaskNotFoundError } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
+import { countsInN } from './harness/probes.js';
 import { useQueue, type TestQueue } from './harness/queue.js';
 
 // semantics.md §1.10: records that are not tasks (written to Redis by
@@ -554,19 +555,6 @@ describe('a stored task whose labels another program made unreadable', () => {
     },
   );
 });
-
-/** countsInN (as in search-claim.spec.ts): probes A, C, B; etw claims B iff the queue has one more candidate. */
-async function countsInN(q: TestQueue): Promise<boolean> {
-  const eon = q.engine('eon');
-  const etw = q.engine('etw');
-  const probe: Task = { meta: { probe: '*' } };
-  await eon.create({ meta: { probe: 'A' } });
-  await eon.create({ meta: { probe: 'C' } });
-  await eon.create({ meta: { probe: 'B' } });
-  expect((await eon.search(probe))?.meta).toEqual({ probe: 'A' });
-  expect((await etw.search(probe))?.meta).toEqual({ probe: 'C' });
-  return (await etw.search(probe)) !== undefined;
-}
 
 describe('records that are not tasks are never counted (semantics 1.10, 3.2 phase 3)', () => {
   const queue = useQueue('2023-10-20T00:00:01Z');
