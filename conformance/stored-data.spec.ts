@@ -2,7 +2,7 @@ import type { Engine } from '../lib/engine/engine.js';
 import { TaskNotFoundError } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
-import { countsInN } from './harness/probes.js';
+import { countsInN, storeUnreadableTemplate } from './harness/probes.js';
 import { useQueue, type TestQueue } from './harness/queue.js';
 
 // semantics.md §1.10: records that are not tasks (written to Redis by
@@ -628,14 +628,7 @@ describe('index entries of records that are not tasks any more (semantics 1.10)'
   it('parks a template whose @every cannot be read: ticker stops reading it, and it stays in the queue', async () => {
     const q = queue();
     const eon = q.engine('eon');
-    await eon.create({ meta: { k: 'foo' } });
-    const claimed = await eon.search();
-    await eon.delete({
-      ...claimed,
-      cron: { [Label.Every]: 'every blue moon' },
-      sync: { [Label.Paging]: '1' },
-    });
-    const id = idOf(claimed);
+    const id = await storeUnreadableTemplate(eon);
     expect(await q.redis.zscore(`${q.prefix}:templates`, id)).toBe('-inf'); // overdue: ticker looks at it
 
     await eon.ticker();

@@ -5,6 +5,7 @@ import { has } from '../lib/matcher/matcher.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import type { Worker } from '../lib/worker/worker.js';
+import { storeUnreadableTemplate } from './harness/probes.js';
 import { redisUrl } from './harness/queue.js';
 import { idOf, next, until, useWorkerQueue, resolved } from './harness/worker.js';
 
@@ -206,15 +207,7 @@ describe('Worker background loops', () => {
 
   it('does not run ticker more often than its interval because of a template whose @every cannot be read', async () => {
     const q = queue();
-    const eon = q.live('eon');
-    await eon.create({ meta: { k: 'foo' } });
-    const claimed = await eon.search();
-    // a paging requeue stores the copy's cron: a template the engine itself wrote
-    await eon.delete({
-      ...claimed,
-      cron: { [Label.Every]: 'every blue moon' },
-      sync: { [Label.Paging]: '1' },
-    });
+    await storeUnreadableTemplate(q.live('eon'));
     const worker = q.worker(q.live('w'), [], {
       background: true,
       tickerInterval: 5_000,

@@ -1,3 +1,5 @@
+import type { Engine } from '../../lib/engine/engine.js';
+import { Label } from '../../lib/task/label.js';
 import type { Task } from '../../lib/task/task.js';
 import type { TestQueue } from './queue.js';
 
@@ -23,4 +25,22 @@ export async function countsInN(q: TestQueue): Promise<boolean> {
   const second = await etw.search(probe);
   expect([undefined, 'B']).toContain(second?.meta?.['probe']);
   return second !== undefined;
+}
+
+/**
+ * storeUnreadableTemplate makes the engine itself store a cron template whose
+ * @every it cannot read: a paging requeue keeps the copy's cron. Returns its id.
+ */
+export async function storeUnreadableTemplate(engine: Engine): Promise<string> {
+  await engine.create({ meta: { k: 'foo' } });
+  const claimed = await engine.search();
+  if (claimed === undefined) throw new Error('storeUnreadableTemplate: nothing to claim');
+  await engine.delete({
+    ...claimed,
+    cron: { [Label.Every]: 'every blue moon' },
+    sync: { [Label.Paging]: '1' },
+  });
+  const id = claimed.core?.[Label.Object];
+  if (id === undefined) throw new Error('storeUnreadableTemplate: no object id');
+  return id;
 }
