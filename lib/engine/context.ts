@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { BroadcastLedger } from './broadcast-ledger.js';
 import { openConnection, type Connection } from './connection.js';
-import { queueKeys, type QueueKeys } from './keys.js';
+import { queueKeys, workerOrderKey, type QueueKeys } from './keys.js';
 import type { ResolvedEngineOptions } from './options.js';
 
 /**
@@ -17,6 +17,8 @@ export interface EngineContext {
   readonly ledger: BroadcastLedger;
   /** The start instant: one clock reading taken by the constructor. */
   readonly startMs: number;
+  /** The worker id in the owners' order of the share gate (keys.ts workerOrderKey). */
+  readonly selfKey: string;
   /** When (engine time) search last dropped ledger entries of tasks that left the queue. */
   ledgerPrunedMs: number;
   /** The earliest due time of a waiting exact or deferred task, as the last empty search saw it. */
@@ -35,6 +37,7 @@ export function createEngineContext(options: ResolvedEngineOptions): EngineConte
     keys: queueKeys(options.queue),
     ledger: new BroadcastLedger(),
     startMs,
+    selfKey: workerOrderKey(options.worker),
     ledgerPrunedMs: startMs,
     nextDueMs: undefined,
     closed: false,

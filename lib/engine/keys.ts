@@ -35,11 +35,14 @@ export const keyNames = [
   'ready', // zset (lex, score 0): unowned claimable `any` tasks without cron
   'ready-cron', // zset (lex): unowned claimable `any` tasks with a cron map (due exact / deferred / other)
   'ready-uni', // zset (lex): `<target worker>\0<id>` of unowned claimable `uni` tasks
+  'targets', // hash: id of each task in `ready-uni` -> its target worker (to find its member without the record)
   'waiting', // zset: unowned exact / deferred tasks not yet due, score = due ms
   'promoted', // zset: exact / deferred tasks in a ready pool, score = due ms (a search whose clock is behind skips them)
   'due', // hash: id -> due ms of every exact / deferred task
   'leases', // zset: owned tasks, score = lease end ms
   'owners', // hash: worker -> number of tasks it owns
+  'owner-order', // zset (lex): the JavaScript-order key of each worker that owns tasks (share gate: who sorts first)
+  'holders', // hash: id of each owned task -> the worker its `owners` count is held for
   'broadcast', // zset: `all` tasks without cron that are not gate templates, score = sequence number (store order)
   'retention', // zset (lex): tasks retention may delete (no cron, not a gate template) outside `ready`
   'templates', // zset: cron templates, score = tick+1 ms
@@ -71,4 +74,18 @@ export type QueueKeys = Record<KeyName, string> & {
 };
 
 /** layoutVersion names the key layout above; a queue written by another layout is refused, not misread. */
-export const layoutVersion = '1';
+export const layoutVersion = '2';
+
+/**
+ * workerOrderKey writes a worker id so that byte order is JavaScript's string order,
+ * four hex digits per UTF-16 code unit: the owners of a queue are kept in
+ * this order in Redis (the share gate counts those that sort first). Its Lua twin
+ * is js_key in include/index.lua.
+ */
+export function workerOrderKey(worker: string): string {
+  let key = '';
+  for (let index = 0; index < worker.length; index++) {
+    key += worker.charCodeAt(index).toString(16).padStart(4, '0');
+  }
+  return key;
+}

@@ -10,6 +10,7 @@ import { run } from './run.js';
 import {
   claimedLeaseEnd,
   pruneLedger,
+  more,
   readSearchReply,
   retry,
   searchArgs,
@@ -83,8 +84,9 @@ export async function deleteThenSearch(
       }
       const [, ...search] = reply;
       const outcome = readSearchReply(context, search, nowMs);
-      // a broadcast task another search of this engine delivered first: search again below
-      if (outcome !== retry) outcomes[index] = { deleted: true, next: outcome };
+      // a broadcast task another search of this engine delivered first, or a
+      // search that ran out of its budget: search again below
+      if (outcome !== retry && outcome !== more) outcomes[index] = { deleted: true, next: outcome };
     });
   }
   for (const [index, completion] of completions.entries()) {

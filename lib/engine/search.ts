@@ -7,18 +7,20 @@ import { run } from './run.js';
 
 /** SearchReply is what the search script answers (see search.lua). */
 export type SearchReply = [
-  kind: 'broadcast' | 'task' | 'none',
+  kind: 'broadcast' | 'task' | 'none' | 'more',
   id: string,
   record: string,
   floor: string,
   nextDue: string,
+  resume: string,
 ];
 
 /**
  * searchTask delivers a broadcast task or claims a task for this worker
- * (semantics 3.2), in one script. When two searches of this engine race for
- * the same broadcast task, the ledger lets one deliver it and the other
- * searches again.
+ * (semantics 3.2). Each script is one atomic step of bounded work; a step
+ * that could not decide within its budget says where the next one resumes.
+ * When two searches of this engine race for the same broadcast task, the
+ * ledger lets one deliver it and the other searches again.
  */
 export async function searchTask(
   context: EngineContext,
@@ -29,14 +31,17 @@ export async function searchTask(
   const filter = validateFilter(filterArgument);
   const nowMs = readClock(context.clock).getTime();
   await pruneLedger(context, nowMs);
+  let resume = '';
   for (;;) {
     const reply = (await run(
       context,
       'search',
-      searchArgs(context, filter, nowMs, exclude),
+      searchArgs(context, filter, nowMs, exclude, resume),
     )) as SearchReply;
     const outcome = readSearchReply(context, reply, nowMs);
-    if (outcome !== retry) return outcome;
+    if (outcome === more) resume = reply[5];
+    else if (outcome === retry) resume = '';
+    else return outcome;
   }
 }
 
@@ -51,15 +56,20 @@ export function claimedLeaseEnd(task: Task): number | undefined {
 /** retry marks a broadcast task a concurrent search of this engine delivered first. */
 export const retry = Symbol('retry');
 
+/** more marks a search step that ran out of its budget: the next step resumes it. */
+export const more = Symbol('more');
+
 /**
  * searchArgs builds the search script's ARGV for a filter (validated), an
- * instant, and ids not to claim (the worker runtime's declined tasks).
+ * instant, ids not to claim (the worker runtime's declined tasks), and where
+ * a step resumes ('' for the first).
  */
 export function searchArgs(
   context: EngineContext,
   filter: Task | undefined,
   nowMs: number,
   exclude: string[] = [],
+  resume = '',
 ): (string | number)[] {
   const { ledger } = context;
   const leaseEndMs = nowMs + context.options.expiry;
@@ -74,6 +84,8 @@ export function searchArgs(
     idList(ledger.leasedIds(nowMs)),
     context.startMs,
     idList(exclude),
+    context.selfKey,
+    resume,
   ];
 }
 
@@ -84,16 +96,18 @@ function idList(ids: string[]): string {
 
 /**
  * readSearchReply turns the script's answer into the task handed out, records
- * a broadcast delivery in the ledger, and says `retry` when a concurrent search
- * of this engine delivered that broadcast task first.
+ * a broadcast delivery in the ledger, says `retry` when a concurrent search
+ * of this engine delivered that broadcast task first, and `more` when the
+ * step ran out of its budget.
  */
 export function readSearchReply(
   context: EngineContext,
   reply: SearchReply,
   nowMs: number,
-): Task | undefined | typeof retry {
+): Task | undefined | typeof retry | typeof more {
   const [kind, id, record, floor, nextDue] = reply;
   context.ledger.raiseFloor(Number(floor));
+  if (kind === 'more') return more;
   if (kind === 'none') {
     context.nextDueMs = nextDue === '' ? undefined : Number(nextDue);
     return undefined;

@@ -6,12 +6,13 @@
   slots into one call when several finish at once.
 
   KEYS         every key of the queue
-  ARGV[1-10]   the search's arguments, as in search.lua, shared by every
-               entry; ARGV[5] (the filter) is unused: each entry has its own
-  ARGV[11..]   per entry, 13 arguments: the delete's twelve, as in
+  ARGV[1-12]   the search's arguments, as in search.lua, shared by every
+               entry; ARGV[5] (the filter) is unused: each entry has its own,
+               and ARGV[12] (resume) is ''
+  ARGV[13..]   per entry, 13 arguments: the delete's twelve, as in
                delete.lua, then the entry's search filter (JSON, or '')
 
-  Returns  per entry, in order: { delete result, kind, id, record, floor, next due }
+  Returns  per entry, in order: { delete result, kind, id, record, floor, next due, resume }
            (see delete.lua, search.lua), or { 'error', message } when the
            entry's delete failed: its search did not run, and it wrote nothing
   Errors   none: a failed delete is its entry's answer
@@ -19,14 +20,14 @@
 --- @include "task"
 --- @include "has"
 --- @include "index"
---- @include "order"
+--- @include "walk"
 --- @include "delete"
 --- @include "search"
 
 local searching = search_request(1)
 local ctx = new_context(searching.now)
 local replies = {}
-for first = 11, #ARGV, 13 do
+for first = SEARCH_ARGUMENTS + 1, #ARGV, 13 do
   local deleting = delete_request(first, searching.now)
   local result = delete(deleting, ctx)
   if type(result) == 'table' then
@@ -34,8 +35,7 @@ for first = 11, #ARGV, 13 do
   else
     searching.filter = nil
     if ARGV[first + 12] ~= '' then searching.filter = decode_task(ARGV[first + 12]) end
-    local kind, id, record, floor, next_due = search(searching, ctx)
-    replies[#replies + 1] = { result, kind, id, record, floor, next_due }
+    replies[#replies + 1] = { result, search(searching, ctx) }
   end
 end
 finish(ctx)

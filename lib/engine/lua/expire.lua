@@ -20,7 +20,6 @@ local cutoff = ARGV[2]
 local batch = tonumber(ARGV[3])
 local ctx = new_context(now)
 local deleted, revoked, more = 0, 0, 0
-local recount = false
 
 -- Retention: tasks without cron that are not gate templates, created before
 -- the cutoff. Their ids sort by creation, so the victims are a prefix.
@@ -31,8 +30,7 @@ for _, key in ipairs({ K['ready'], K['retention'] }) do
     local task = load_task(id)
     if task == nil then
       -- gone, or not a task any more: retention removes the record too (1.10)
-      if redis.call('ZSCORE', K['leases'], id) then recount = true end
-      orphans().forget(id)
+      orphans().forget(id, ctx)
       redis.call('HDEL', K['tasks'], id)
     else
       remove_task(id, task, ctx)
@@ -48,12 +46,11 @@ if #ended == batch then more = 1 end
 for _, id in ipairs(ended) do
   local task = load_task(id)
   if task == nil then
-    -- its owner cannot be read: forget the task's index entries and count
-    -- every worker's tasks again
-    orphans().forget(id)
-    recount = true
+    -- its owner cannot be read: forget the task's index entries (the owners
+    -- count goes back to whom `holders` says it was given)
+    orphans().forget(id, ctx)
   elseif owner_of(task) == nil then
-    redis.call('ZREM', K['leases'], id)
+    repair_pool(id, task, ctx) -- something else released it: it goes where its record says
   else
     local freed = with_core(task, copy_map(task.core))
     freed.core[LABEL_WORKER] = nil
@@ -83,5 +80,4 @@ if sweep > 0 then
 end
 
 finish(ctx)
-if recount then orphans().recount_owners() end
 return { deleted, revoked, more }

@@ -13,23 +13,27 @@
   ARGV[8]  leased       JSON array of broadcast ids under this engine's local lease
   ARGV[9]  start_ms     the engine's start instant: older broadcast tasks are not for it
   ARGV[10] exclude      JSON array of ids not to claim (the worker runtime's declined tasks), or ''
+  ARGV[11] self_key     where the worker sorts among the owners (lib/engine/keys.ts workerOrderKey)
+  ARGV[12] resume       where the pick resumes: '' (the start), or what a 'more' answer said
 
-  Returns  { kind, id, record, floor, next due }
-           kind 'broadcast' (nothing written), 'task' (claimed) or 'none';
+  Returns  { kind, id, record, floor, next due, resume }
+           kind 'broadcast' (nothing written), 'task' (claimed), 'none', or
+           'more' (the step ran out of its budget: run it again with `resume`);
            the task's id and record in the stored form (lib/task/codec.ts);
            floor: the sequence number up to which every broadcast task is done
            for this engine or predates it;
-           next due: the earliest due time of a waiting task, or '' (with 'none')
+           next due: the earliest due time of a waiting task, or '' (with 'none');
+           resume: with 'more', the ARGV[12] of the next step
   Errors   none
 ]]
 --- @include "task"
 --- @include "has"
 --- @include "index"
---- @include "order"
+--- @include "walk"
 --- @include "search"
 
 local request = search_request(1)
 local ctx = new_context(request.now)
-local kind, id, record, floor, next_due = search(request, ctx)
+local reply = { search(request, ctx) }
 finish(ctx)
-return { kind, id, record, floor, next_due }
+return reply

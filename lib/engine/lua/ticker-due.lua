@@ -16,6 +16,7 @@
 
 local now = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
+local ctx = new_context(now)
 local reply = {}
 local seen = {}
 local function add(id)
@@ -27,7 +28,7 @@ local function add(id)
     reply[#reply + 1] = task.cron[LABEL_EVERY]
     reply[#reply + 1] = task.cron[LABEL_TICK_P1] or ''
   elseif task == nil then
-    orphans().forget(id) -- a record something else changed (semantics 1.10)
+    orphans().forget(id, ctx) -- a record something else changed (semantics 1.10)
   else
     redis.call('ZREM', K['templates'], id)
     redis.call('ZREM', K['ticker-check'], id)
@@ -35,4 +36,5 @@ local function add(id)
 end
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', K['templates'], '-inf', now, 'LIMIT', 0, limit)) do add(id) end
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', K['ticker-check'], '-inf', '(' .. now, 'LIMIT', 0, limit)) do add(id) end
+finish(ctx)
 return reply

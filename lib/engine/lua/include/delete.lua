@@ -67,7 +67,12 @@ local function gates()
 
     for _, template_id in ipairs(template_ids) do
       local template = load_task(template_id)
-      if template ~= nil and is_gate_template(template) then
+      if template == nil or not is_gate_template(template) then
+        -- an entry whose record something else changed (semantics 1.10): the
+        -- entries met here go; repair rebuilds the rest
+        for key in pairs(gate) do redis.call('ZREM', K['gates'], key .. '\0' .. template_id) end
+        if template == nil then redis.call('ZREM', K['gate-templates'], template_id) end
+      else
         local flipped = false
         for template_key in pairs(template.gate) do
           for key in pairs(gate) do

@@ -70,6 +70,22 @@ local function links()
   return M
 end
 
+-- count_owner notes a change of what a worker owns; finish writes the sum
+-- (a delete followed by a claim of the same worker writes nothing)
+local function count_owner(worker, delta, ctx)
+  ctx.owners[worker] = (ctx.owners[worker] or 0) + delta
+end
+
+-- drop_unicast removes a task from `ready-uni`, under the target `targets`
+-- says (the record may say something else, or nothing)
+local function drop_unicast(id)
+  local target = redis.call('HGET', K['targets'], id)
+  if target then
+    redis.call('ZREM', K['ready-uni'], target .. '\0' .. id)
+    redis.call('HDEL', K['targets'], id)
+  end
+end
+
 -- orphans: index entries whose task record is gone or unreadable (a record
 -- changed by something else than the engine, semantics 1.10). Built on first
 -- use: well-formed queues never need it.
@@ -78,23 +94,11 @@ local function orphans()
   if orphans_module ~= nil then return orphans_module end
   local M = {}
 
-  -- members of a lex zset that end in `<separator><id>`, found by scanning it
-  local function remove_suffixed(key, separator, id)
-    local cursor = '0'
-    repeat
-      local reply = redis.call('ZSCAN', key, cursor, 'MATCH', '*' .. separator .. id, 'COUNT', 500)
-      cursor = reply[1]
-      local found = reply[2]
-      for index = 1, #found, 2 do
-        local member = found[index]
-        if string.sub(member, -#id) == id then redis.call('ZREM', key, member) end
-      end
-    until cursor == '0'
-  end
-
-  -- forget removes an id from every index. The owners count of a task that
-  -- was owned is repaired by recount_owners, as the owner cannot be read.
-  function M.forget(id)
+  -- forget removes an id from the pools, and gives back the owners count it
+  -- held. Members that carry a prefix the record alone says (`gates`,
+  -- `watch`, `children`) cannot be found without it: each is dropped where an
+  -- operation meets it, and repair rebuilds them all.
+  function M.forget(id, ctx)
     for _, key in ipairs({ K['ready'], K['ready-cron'], K['waiting'], K['promoted'], K['leases'],
       K['broadcast'], K['retention'], K['templates'], K['ticker-check'], K['gate-templates'],
       K['wild-leaves'] }) do
@@ -102,23 +106,12 @@ local function orphans()
     end
     redis.call('HDEL', K['due'], id)
     redis.call('HDEL', K['obsolete'], id)
-    remove_suffixed(K['ready-uni'], '\0', id)
-    remove_suffixed(K['gates'], '\0', id)
-    remove_suffixed(K['watch'], '\0', id)
-    remove_suffixed(K['children'], '', id)
-  end
-
-  -- recount_owners counts again what every worker owns, from the records of
-  -- the owned tasks (a few: the leases)
-  function M.recount_owners()
-    local counts = {}
-    for _, id in ipairs(redis.call('ZRANGE', K['leases'], 0, -1)) do
-      local task = load_task(id)
-      local owner = task ~= nil and owner_of(task) or nil
-      if owner ~= nil then counts[owner] = (counts[owner] or 0) + 1 end
+    drop_unicast(id)
+    local holder = redis.call('HGET', K['holders'], id)
+    if holder then
+      redis.call('HDEL', K['holders'], id)
+      count_owner(holder, -1, ctx)
     end
-    redis.call('DEL', K['owners'])
-    for worker, count in pairs(counts) do redis.call('HSET', K['owners'], worker, count) end
   end
 
   orphans_module = M
@@ -293,12 +286,6 @@ local function stored_due(id)
   return tonumber(redis.call('HGET', K['due'], id) or '0') or 0
 end
 
--- count_owner notes a change of what a worker owns; finish writes the sum
--- (a delete followed by a claim of the same worker writes nothing)
-local function count_owner(worker, delta, ctx)
-  ctx.owners[worker] = (ctx.owners[worker] or 0) + delta
-end
-
 local function reindex_pools(id, old, new, os, ns, ctx)
   local old_timed = os ~= nil and os.timed
   local new_timed = ns ~= nil and ns.timed
@@ -324,9 +311,11 @@ local function reindex_pools(id, old, new, os, ns, ctx)
     redis.call('ZREM', K['promoted'], id)
     local ready_pool, ready_member = pool_of(id, old, os, math.huge, 0)
     redis.call('ZREM', ready_pool, ready_member)
+    if ready_pool == K['ready-uni'] then redis.call('HDEL', K['targets'], id) end
     moved = true
   elseif moved and old_pool ~= nil then
     redis.call('ZREM', old_pool, old_member)
+    if old_pool == K['ready-uni'] then redis.call('HDEL', K['targets'], id) end
   end
   if moved and new_pool ~= nil then
     if new_pool == K['leases'] then
@@ -338,18 +327,31 @@ local function reindex_pools(id, old, new, os, ns, ctx)
       redis.call('ZADD', new_pool, 0, new_member)
       if new_timed then redis.call('ZADD', K['promoted'], new_due, id) end
       local target = ''
-      if new_pool == K['ready-uni'] then target = label_set(new.node, LABEL_WORKER) or '' end
+      if new_pool == K['ready-uni'] then
+        target = label_set(new.node, LABEL_WORKER) or ''
+        redis.call('HSET', K['targets'], id, target)
+      end
       ctx.wake[target] = true
     end
   elseif not moved and new_pool == K['leases'] and ctx.expiry_ms ~= nil then
     redis.call('ZADD', K['leases'], ctx.expiry_ms, id)
   end
 
-  local old_owner = old_pool == K['leases'] and os.owner or nil
+  -- `holders` says whom the owners count of an owned task was given to: the
+  -- count follows it, not the old record, which something else may have changed
   local new_owner = new_pool == K['leases'] and ns.owner or nil
-  if old_owner ~= new_owner then
-    if old_owner ~= nil then count_owner(old_owner, -1, ctx) end
-    if new_owner ~= nil then count_owner(new_owner, 1, ctx) end
+  if old_pool == K['leases'] or new_owner ~= nil then
+    local holder = nil
+    if old_pool == K['leases'] then holder = redis.call('HGET', K['holders'], id) or nil end
+    if holder ~= new_owner then
+      if holder ~= nil then count_owner(holder, -1, ctx) end
+      if new_owner ~= nil then
+        count_owner(new_owner, 1, ctx)
+        redis.call('HSET', K['holders'], id, new_owner)
+      else
+        redis.call('HDEL', K['holders'], id)
+      end
+    end
   end
 
   -- retention finds old tasks in `ready` by their ids; the others are listed here
@@ -358,6 +360,28 @@ local function reindex_pools(id, old, new, os, ns, ctx)
   if old_retained ~= new_retained then
     if new_retained then redis.call('ZADD', K['retention'], 0, id) else redis.call('ZREM', K['retention'], id) end
   end
+end
+
+-- repair_pool puts a task back where its record says it belongs among the
+-- pools (ready, waiting, leases), whatever the indexes said: an operation met
+-- an entry that disagrees with the record, which something else changed
+-- (semantics 1.10). An owned record found elsewhere gets a lease that has
+-- ended, so expire revokes it; its owners count follows `holders`.
+local function repair_pool(id, task, ctx)
+  local shape = shape_of(task)
+  for _, key in ipairs({ K['ready'], K['ready-cron'], K['waiting'], K['promoted'], K['leases'], K['retention'] }) do
+    redis.call('ZREM', key, id)
+  end
+  drop_unicast(id)
+  local holder = redis.call('HGET', K['holders'], id)
+  if holder then
+    redis.call('HDEL', K['holders'], id)
+    count_owner(holder, -1, ctx)
+  end
+  local expiry_ms = ctx.expiry_ms
+  ctx.expiry_ms = 0
+  reindex_pools(id, nil, task, nil, shape, ctx)
+  ctx.expiry_ms = expiry_ms
 end
 
 -- the leaf and meta-pair bookkeeping of a change (only for queues with roots)
@@ -454,14 +478,55 @@ local function new_context(now_ms)
   return { now = now_ms, wake = {}, owners = {} }
 end
 
--- owned_counts reads what each worker owns, with the changes this script has
--- not written yet
-local function owned_counts(ctx)
-  local entries = redis.call('HGETALL', K['owners'])
-  local counts = {}
-  for index = 1, #entries, 2 do counts[entries[index]] = tonumber(entries[index + 1]) end
-  for worker, delta in pairs(ctx.owners) do counts[worker] = (counts[worker] or 0) + delta end
-  return counts
+-- js_key writes a worker id so that byte order is JavaScript's string order
+-- (semantics 3.2 sorts workers so): four hex digits per UTF-16 code unit.
+-- lib/engine/keys.ts workerOrderKey computes the same key for the calling worker.
+local function js_key(text)
+  local digits = {}
+  local index, length = 1, #text
+  while index <= length do
+    local byte = string.byte(text, index)
+    local point, size = byte, 1
+    if byte >= 240 then
+      point, size = byte % 8, 4
+    elseif byte >= 224 then
+      point, size = byte % 16, 3
+    elseif byte >= 192 then
+      point, size = byte % 32, 2
+    end
+    for offset = 1, size - 1 do point = point * 64 + (string.byte(text, index + offset) or 128) % 64 end
+    if point >= 65536 then
+      point = point - 65536
+      digits[#digits + 1] = string.format('%04x%04x', 55296 + math.floor(point / 1024), 56320 + point % 1024)
+    else
+      digits[#digits + 1] = string.format('%04x', point)
+    end
+    index = index + size
+  end
+  return table.concat(digits)
+end
+
+-- share_of: the balancing share gate's inputs (semantics 3.2 phase 3) without
+-- reading every owner: own(self), how many workers W holds, and how many of
+-- them sort before self, with the changes this script has not written yet.
+local function share_inputs(worker, self_key, ctx)
+  local stored_own = tonumber(redis.call('HGET', K['owners'], worker) or '0')
+  local own = stored_own + (ctx.owners[worker] or 0)
+  local workers = redis.call('HLEN', K['owners'])
+  if stored_own >= 1 then workers = workers - 1 end
+  local before = redis.call('ZLEXCOUNT', K['owner-order'], '-', '(' .. self_key)
+  for other, delta in pairs(ctx.owners) do
+    if other ~= worker and delta ~= 0 then
+      local stored = tonumber(redis.call('HGET', K['owners'], other) or '0')
+      local was, is = stored >= 1, stored + delta >= 1
+      if was ~= is then
+        local change = is and 1 or -1
+        workers = workers + change
+        if bytes_less(js_key(other), self_key) then before = before + change end
+      end
+    end
+  end
+  return own, workers + 1, before
 end
 
 -- finish ends every script that changes tasks: it writes the owners counts
@@ -471,8 +536,14 @@ end
 -- tick of a template stored or advanced (t)
 local function finish(ctx)
   for worker, delta in pairs(ctx.owners) do
-    if delta ~= 0 and redis.call('HINCRBY', K['owners'], worker, delta) <= 0 then
-      redis.call('HDEL', K['owners'], worker)
+    if delta ~= 0 then
+      local count = redis.call('HINCRBY', K['owners'], worker, delta)
+      if count <= 0 then
+        redis.call('HDEL', K['owners'], worker)
+        redis.call('ZREM', K['owner-order'], js_key(worker))
+      elseif count == delta then
+        redis.call('ZADD', K['owner-order'], 0, js_key(worker)) -- owns its first task
+      end
     end
   end
   ctx.owners = {}
