@@ -1,5 +1,5 @@
 import type { Engine } from '../lib/engine/engine.js';
-import { deleteThenSearch, type CompletionOutcome } from '../lib/engine/runtime.js';
+import { deleteThenSearch, type CompletionOutcome, filterList } from '../lib/engine/runtime.js';
 import { TaskNotFoundError, TaskOutdatedError } from '../lib/errors.js';
 import { Gate, Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
@@ -67,7 +67,10 @@ describe('deleteThenSearch (complete and claim, several at once)', () => {
     const [stepsA, stepsB] = [await setUp(a, eonA), await setUp(b, eonB)];
     const outcomes = await deleteThenSearch(
       eonA,
-      stepsA.map(({ copy, filter }) => ({ task: copy, filter })),
+      stepsA.map(({ copy, filter }) => ({
+        task: copy,
+        filters: filterList(filter === undefined ? [] : [filter]),
+      })),
     );
     const expected = await serially(eonB, stepsB);
     expect(summary(outcomes)).toEqual(summary(expected));

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { Engine } from '../lib/engine/engine.js';
-import { deleteThenSearch, releaseTask } from '../lib/engine/runtime.js';
+import { deleteThenSearch, releaseTask, filterList } from '../lib/engine/runtime.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { startRedisServer } from '../lib/testing/redis-server.js';
@@ -45,7 +45,7 @@ describe('scripts', () => {
     await flushed(() => eon.extend(trigger!));
     // the worker runtime's one-step complete-and-claim: the gate fires, its child is claimed
     const [outcome] = await flushed(() =>
-      deleteThenSearch(eon, [{ task: trigger!, filter: { meta: { k: 'gate' } } }]),
+      deleteThenSearch(eon, [{ task: trigger!, filters: filterList([{ meta: { k: 'gate' } }]) }]),
     );
     const child = outcome?.deleted === true ? outcome.next : undefined;
     expect(child?.root).toEqual({ [Label.Object]: gate.core?.[Label.Object] });

@@ -56,6 +56,13 @@ export const keyNames = [
   'wild-leaves', // zset (lex): ids of leaves whose root holds patterns
   'obsolete', // hash: leaf id -> id of a task whose meta matches its root ('?' = by count)
   'sweep', // string: HSCAN cursor of expire's sweep for records that are not tasks
+  'filters', // hash: filter id -> the filter (a query workers search with), for wake-ups and pools
+  'filter-seen', // zset: filter id, score = when a worker last searched with it (ms): unused filters are dropped
+  'filter-pools', // hash: filter id -> '' (its pool is complete) or where filling it goes on
+  'ready-filtered', // zset (lex): `<filter id>\0<target worker or ''>\0<id>` of claimable tasks a pooled filter matches
+  'parked', // zset (lex): `<filter id or ''>\0<deadline ms>\0<worker>\0<slot>` of idle worker slots
+  'parked-slots', // hash: `<worker>\0<slot>` -> `<deadline ms>\0<filter ids, each followed by ','>`
+  'parked-workers', // zset (lex): `<worker>\0<slot>` of idle worker slots (unicast wake-ups)
   'signal', // pub/sub channel (not a key) on which scripts announce claimable work
 ] as const;
 

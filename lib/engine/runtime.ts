@@ -1,33 +1,35 @@
-import type { Task } from '../task/task.js';
-import { encodeTask } from '../task/codec.js';
-import { validateFilter } from '../task/validate.js';
 import { fromReply } from '../errors.js';
 import { Label } from '../task/label.js';
+import type { Task } from '../task/task.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { prepareDelete } from './delete.js';
+import { filterList, noFilters, type FilterList } from './filters.js';
 import { contextOf } from './handle.js';
 import { run } from './run.js';
 import {
   claimedLeaseEnd,
-  pruneLedger,
   more,
+  parkingArgs,
+  pruneLedger,
   readSearchReply,
   retry,
   searchArgs,
-  searchTask,
+  searchWith,
+  type Parking,
   type SearchReply,
 } from './search.js';
 
-export { claimedLeaseEnd };
+export { claimedLeaseEnd, filterList, type FilterList, type Parking };
 
 // Operations the worker runtime needs beyond the public Engine API. They keep
 // the engine's semantics: each is one atomic step, or equivalent to a
 // sequence of public operations.
 
-/** Completion is one task to complete and the filter of the search that follows it. */
+/** Completion is one task to complete, and the filters and slot of the search that follows it. */
 export interface Completion {
   task: Task;
-  filter: Task | undefined;
+  filters: FilterList;
+  parking?: Parking;
 }
 
 /**
@@ -59,14 +61,13 @@ export async function deleteThenSearch(
   const nowMs = now.getTime();
   const outcomes: (CompletionOutcome | undefined)[] = [];
   const sent: number[] = [];
-  const args: (string | number)[] = searchArgs(context, undefined, nowMs, exclude);
-  completions.forEach(({ task, filter }, index) => {
+  const args: (string | number)[] = searchArgs(context, noFilters, nowMs, exclude);
+  completions.forEach(({ task, filters, parking }, index) => {
     try {
-      const valid = validateFilter(filter);
       const prepared = prepareDelete(context, task, now);
       // a broadcast copy this engine received is completed here: its search follows below
       if (prepared.completedLocally) return;
-      args.push(...prepared.args, valid === undefined ? '' : encodeTask(valid));
+      args.push(...prepared.args, filters.texts, filters.ids, ...parkingArgs(parking));
       sent.push(index);
     } catch (error) {
       outcomes[index] = { deleted: false, error };
@@ -94,7 +95,7 @@ export async function deleteThenSearch(
     try {
       outcomes[index] = {
         deleted: true,
-        next: await searchTask(context, completion.filter, exclude),
+        next: await searchWith(context, completion.filters, exclude, completion.parking),
       };
     } catch (searchError) {
       outcomes[index] = { deleted: true, next: undefined, searchError };
@@ -107,16 +108,31 @@ export async function deleteThenSearch(
 type DeleteSearchReply = [number, ...SearchReply] | ['error', string];
 
 /**
- * searchExcluding is `search(filter)` that skips the given ids (the worker
- * runtime's declined tasks), so an older task no handler takes does not hide
- * the newer ones from a worker without labels.
+ * searchFor searches with the worker runtime's filters (validated), tried in
+ * turn, skipping the given ids (its declined tasks, so an older task no
+ * handler takes does not hide the newer ones). A slot that finds no work
+ * parks until the queue wakes it.
  */
-export function searchExcluding(
+export async function searchFor(
   engine: object,
-  filterArgument: Task | undefined,
+  filters: FilterList,
   exclude: string[],
+  parking?: Parking,
 ): Promise<Task | undefined> {
-  return searchTask(contextOf(engine), filterArgument, exclude);
+  const context = contextOf(engine);
+  assertOpen(context, 'search');
+  return searchWith(context, filters, exclude, parking);
+}
+
+/**
+ * unparkSlots takes the given slots of this engine's worker off the queue's
+ * idle list (a worker that stops), so no wake-up goes to them.
+ */
+export async function unparkSlots(engine: object, slots: string[]): Promise<void> {
+  const context = contextOf(engine);
+  if (context.closed || slots.length === 0) return;
+  const now = readClock(context.clock);
+  await run(context, 'unpark', [now.getTime(), context.options.worker, ...slots]);
 }
 
 /**

@@ -1,8 +1,9 @@
-import { decodeStored, encodeTask } from '../task/codec.js';
+import { decodeStored } from '../task/codec.js';
 import type { Task } from '../task/task.js';
 import { formatTime } from '../task/time.js';
 import { validateFilter } from '../task/validate.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
+import { filterList, noFilters, type FilterList } from './filters.js';
 import { run } from './run.js';
 
 /** SearchReply is what the search script answers (see search.lua). */
@@ -17,10 +18,7 @@ export type SearchReply = [
 
 /**
  * searchTask delivers a broadcast task or claims a task for this worker
- * (semantics 3.2). Each script is one atomic step of bounded work; a step
- * that could not decide within its budget says where the next one resumes.
- * When two searches of this engine race for the same broadcast task, the
- * ledger lets one deliver it and the other searches again.
+ * (semantics 3.2).
  */
 export async function searchTask(
   context: EngineContext,
@@ -29,6 +27,29 @@ export async function searchTask(
 ): Promise<Task | undefined> {
   assertOpen(context, 'search');
   const filter = validateFilter(filterArgument);
+  return searchWith(context, filter === undefined ? noFilters : filterList([filter]), exclude);
+}
+
+/** Parking says which slot of the worker runtime searches, and until when it parks if there is no work (engine ms). */
+export interface Parking {
+  slot: string;
+  untilMs: number;
+}
+
+/**
+ * searchWith searches with validated filters, tried in turn. Each script is
+ * one atomic step of bounded work; a step that could not decide within its
+ * budget says where the next one resumes. When two searches of this engine
+ * race for the same broadcast task, the ledger lets one deliver it and the
+ * other searches again. A runtime slot that finds no work parks: the queue
+ * wakes it when a task it may take becomes claimable.
+ */
+export async function searchWith(
+  context: EngineContext,
+  filters: FilterList,
+  exclude: string[] = [],
+  parking?: Parking,
+): Promise<Task | undefined> {
   const nowMs = readClock(context.clock).getTime();
   await pruneLedger(context, nowMs);
   let resume = '';
@@ -36,7 +57,7 @@ export async function searchTask(
     const reply = (await run(
       context,
       'search',
-      searchArgs(context, filter, nowMs, exclude, resume),
+      searchArgs(context, filters, nowMs, exclude, resume, parking),
     )) as SearchReply;
     const outcome = readSearchReply(context, reply, nowMs);
     if (outcome === more) resume = reply[5];
@@ -60,16 +81,17 @@ export const retry = Symbol('retry');
 export const more = Symbol('more');
 
 /**
- * searchArgs builds the search script's ARGV for a filter (validated), an
- * instant, ids not to claim (the worker runtime's declined tasks), and where
- * a step resumes ('' for the first).
+ * searchArgs builds the search script's ARGV for filters, an instant, ids not
+ * to claim (the worker runtime's declined tasks), where a step resumes ('' for
+ * the first), and the runtime slot that searches.
  */
 export function searchArgs(
   context: EngineContext,
-  filter: Task | undefined,
+  filters: FilterList,
   nowMs: number,
   exclude: string[] = [],
   resume = '',
+  parking?: Parking,
 ): (string | number)[] {
   const { ledger } = context;
   const leaseEndMs = nowMs + context.options.expiry;
@@ -78,7 +100,7 @@ export function searchArgs(
     context.options.worker,
     formatTime(new Date(leaseEndMs)),
     leaseEndMs,
-    filter === undefined ? '' : encodeTask(filter),
+    filters.texts,
     ledger.floor,
     idList(ledger.doneIds()),
     idList(ledger.leasedIds(nowMs)),
@@ -86,7 +108,14 @@ export function searchArgs(
     idList(exclude),
     context.selfKey,
     resume,
+    filters.ids,
+    ...parkingArgs(parking),
   ];
+}
+
+/** parkingArgs are the slot and park deadline arguments of a search. */
+export function parkingArgs(parking: Parking | undefined): string[] {
+  return parking === undefined ? ['', ''] : [parking.slot, String(parking.untilMs)];
 }
 
 /** idList writes ids for the script; '' when there are none (most searches). */

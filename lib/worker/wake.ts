@@ -2,16 +2,18 @@ import type { Clock } from '../clock.js';
 import { quitOrDisconnect, type RedisClient } from '../engine/connection.js';
 
 /**
- * WakeUp tells idle slots of a worker that there may be work: the queue's
- * scripts publish on its signal channel whenever a task becomes claimable, and
- * announce the due time of work that becomes claimable later, which WakeUp
- * turns into a timer. A generation counter makes wake-ups impossible to miss:
- * a slot remembers the generation before it searches and waits only while no
- * newer one exists.
+ * WakeUp tells idle slots of a worker that there may be work. A slot that
+ * finds no work parks in the queue (the search that found nothing parked it,
+ * atomically); when a task it may take becomes claimable, the script that
+ * made it so names the slot on the queue's signal channel, so one task wakes
+ * one slot of one worker, not every idle slot everywhere. Broadcast tasks and
+ * due times wake one slot of every worker. A generation counter per slot
+ * makes wake-ups impossible to miss: a slot remembers its generation before
+ * it searches and waits only while no newer one exists.
  */
 export class WakeUp {
-  private generationCount = 0;
-  private readonly waiters = new Set<() => void>();
+  private readonly generations: number[];
+  private readonly waiters: (Set<() => void> | undefined)[];
   private readonly pauses = new Set<() => void>();
   private dueTimer: NodeJS.Timeout | undefined;
   private dueAtMs: number | undefined;
@@ -28,10 +30,15 @@ export class WakeUp {
     private readonly onError: (error: unknown) => void,
     /** engine ms per real ms */
     private readonly timeScale = 1,
-  ) {}
+    slots = 1,
+  ) {
+    this.generations = Array.from({ length: slots }, () => 0);
+    this.waiters = Array.from({ length: slots }, () => undefined);
+  }
 
-  get generation(): number {
-    return this.generationCount;
+  /** generation of a slot: it changes with every wake-up of that slot. */
+  generation(slot: number): number {
+    return this.generations[slot] ?? 0;
   }
 
   async start(): Promise<void> {
@@ -47,14 +54,28 @@ export class WakeUp {
     await subscriber.subscribe(this.channel);
   }
 
-  /** notify wakes every waiting slot. */
+  /** notify wakes every slot. */
   notify(): void {
-    this.generationCount++;
-    for (const resolve of this.waiters) resolve();
-    this.waiters.clear();
+    for (let slot = 0; slot < this.generations.length; slot++) this.wakeSlot(slot);
   }
 
-  /** wakeAt wakes the slots when the engine clock reaches dueMs (the earliest such instant wins). */
+  /** wakeSlot wakes one slot. */
+  wakeSlot(slot: number): void {
+    if (!Number.isInteger(slot) || slot < 0 || slot >= this.generations.length) return;
+    this.generations[slot] = (this.generations[slot] ?? 0) + 1;
+    const waiters = this.waiters[slot];
+    if (waiters === undefined) return;
+    this.waiters[slot] = undefined;
+    for (const resolve of waiters) resolve();
+  }
+
+  /** wakeOne wakes the first waiting slot (or, when none waits, the first slot). */
+  wakeOne(): void {
+    const waiting = this.waiters.findIndex((waiters) => waiters !== undefined);
+    this.wakeSlot(Math.max(0, waiting));
+  }
+
+  /** wakeAt wakes a slot when the engine clock reaches dueMs (the earliest such instant wins). */
   wakeAt(dueMs: number): void {
     if (this.closed || (this.dueAtMs !== undefined && this.dueAtMs <= dueMs)) return;
     clearTimeout(this.dueTimer);
@@ -64,19 +85,19 @@ export class WakeUp {
     this.dueTimer = setTimeout(
       () => {
         this.dueAtMs = undefined;
-        this.notify();
+        this.wakeOne();
       },
       Math.min(delay + 1, 2 ** 31 - 1),
     );
     this.dueTimer.unref();
   }
 
-  /** wait resolves when a generation newer than `since` exists, or after timeoutMs. */
-  wait(since: number, timeoutMs: number): Promise<void> {
-    if (this.generationCount !== since || this.closed) return Promise.resolve();
+  /** wait resolves when the slot has a generation newer than `since`, or after timeoutMs. */
+  wait(slot: number, since: number, timeoutMs: number): Promise<void> {
+    if (this.generation(slot) !== since || this.closed) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, timeoutMs);
-      const waiters = this.waiters;
+      const waiters = (this.waiters[slot] ??= new Set());
       function done(): void {
         clearTimeout(timer);
         waiters.delete(done);
@@ -112,15 +133,22 @@ export class WakeUp {
   }
 
   private onMessage(message: string): void {
-    let parsed: { w?: unknown; d?: unknown; t?: unknown };
+    let parsed: { s?: unknown; a?: unknown; d?: unknown; t?: unknown };
     try {
-      parsed = JSON.parse(message) as { w?: unknown; d?: unknown; t?: unknown };
+      parsed = JSON.parse(message) as { s?: unknown; a?: unknown; d?: unknown; t?: unknown };
     } catch {
       return;
     }
-    // cjson writes an empty list as {}
-    const targets = Array.isArray(parsed.w) ? parsed.w : [];
-    if (targets.includes('') || targets.includes(this.worker)) this.notify();
+    // the slots a script woke: `<worker>\0<slot>` each
+    if (Array.isArray(parsed.s)) {
+      const mine = `${this.worker}\0`;
+      for (const slotKey of parsed.s) {
+        if (typeof slotKey === 'string' && slotKey.startsWith(mine)) {
+          this.wakeSlot(Number(slotKey.slice(mine.length)));
+        }
+      }
+    }
+    if (parsed.a !== undefined) this.wakeOne(); // a broadcast task: every worker may take it
     if (typeof parsed.d === 'number') this.wakeAt(parsed.d);
     if (typeof parsed.t === 'number') this.onTick?.(parsed.t);
   }

@@ -4,10 +4,14 @@ import {
   claimedLeaseEnd,
   deleteThenSearch,
   engineContext,
+  filterList,
   nextDueMs,
   nextTickMs,
   releaseTask,
-  searchExcluding,
+  searchFor,
+  unparkSlots,
+  type FilterList,
+  type Parking,
 } from '../engine/runtime.js';
 import { Label } from '../task/label.js';
 import type { Task } from '../task/task.js';
@@ -42,8 +46,12 @@ const backoff = { firstMs: 100, maxMs: 5_000 } as const;
 export class Worker extends EventEmitter<WorkerEvents> {
   private readonly options: ResolvedWorkerOptions;
   private readonly handlers: readonly Handler[];
-  private readonly filters: (Task | undefined)[];
-  private nextFilter = 0;
+  /**
+   * The handlers' filters, as the search script reads them, once per turn of
+   * their rotation: each search tries them all, starting one further each time.
+   */
+  private readonly filterTurns: FilterList[];
+  private nextTurn = 0;
   private wake: WakeUp | undefined;
   private loops: BackgroundLoop[] = [];
   private slots: Promise<void>[] = [];
@@ -64,6 +72,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private readonly graceError = new Error('Worker.stop: the grace period ran out');
   /** Tasks none of the handlers took: id -> until when (performance.now ms) they are skipped. */
   private readonly declined = new DeclinedTasks();
+  /** Slots whose last completion's search found no work, and so parked. */
+  private readonly completedAndParked = new Set<number>();
 
   constructor(
     private readonly engine: Engine,
@@ -73,7 +83,11 @@ export class Worker extends EventEmitter<WorkerEvents> {
     super();
     this.options = resolveWorkerOptions(options);
     this.handlers = [...handlers];
-    this.filters = searchFilters(this.handlers);
+    const filters = searchFilters(this.handlers).filter((filter) => filter !== undefined);
+    this.filterTurns =
+      filters.length === 0
+        ? [filterList([])]
+        : filters.map((_, turn) => filterList([...filters.slice(turn), ...filters.slice(0, turn)]));
     this.completions = new Completions(
       (batch) => deleteThenSearch(this.engine, batch, this.skipped()),
       this.options.concurrency,
@@ -97,6 +111,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
       context.clock,
       (error) => this.report(error),
       this.options.timeScale,
+      this.options.concurrency,
     );
     await this.wake.start();
     this.taking = true;
@@ -126,6 +141,15 @@ export class Worker extends EventEmitter<WorkerEvents> {
     }
     await Promise.all(this.slots);
     clearTimeout(timer);
+    // no wake-up should go to the slots any more
+    try {
+      await unparkSlots(
+        this.engine,
+        this.slots.map((_, slot) => String(slot)),
+      );
+    } catch (error) {
+      this.report(error);
+    }
     // stop() stops taking work: the wake-up channel closes with the loops
     await Promise.all(this.loops.map((loop) => loop.stop()));
     await this.wake?.stop();
@@ -174,13 +198,23 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private async slot(index: number): Promise<void> {
     let next: Task | undefined;
     let failures = 0;
+    // the slot's wake-up generation before its last search that found nothing
+    let idleSince: number | undefined;
     while (this.taking) {
       let task = next;
       next = undefined;
+      if (task === undefined && idleSince !== undefined) {
+        // the search that found nothing parked the slot: wait for its wake-up
+        const dueMs = nextDueMs(this.engine);
+        if (dueMs !== undefined) this.wake?.wakeAt(dueMs);
+        await this.wake?.wait(index, idleSince, this.options.pollInterval);
+        idleSince = undefined;
+        continue;
+      }
       if (task === undefined) {
-        const since = this.wake?.generation ?? 0;
+        const since = this.wake?.generation(index) ?? 0;
         try {
-          task = await this.acquire();
+          task = await this.acquire(index);
           failures = 0;
         } catch (error) {
           // Redis is away: report, back off, and go on once it answers again
@@ -190,9 +224,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
           continue;
         }
         if (task === undefined) {
-          const dueMs = nextDueMs(this.engine);
-          if (dueMs !== undefined) this.wake?.wakeAt(dueMs);
-          await this.wake?.wait(since, this.options.pollInterval);
+          idleSince = since;
           continue;
         }
         // stop() came while the search ran: the claim is given back below
@@ -201,8 +233,11 @@ export class Worker extends EventEmitter<WorkerEvents> {
           break;
         }
       }
+      const since = this.wake?.generation(index) ?? 0;
       try {
         next = await this.work(task, index);
+        // the search after the completion found nothing and parked the slot
+        if (next === undefined && this.completedAndParked.delete(index)) idleSince = since;
       } catch (error) {
         this.report(error);
       }
@@ -211,15 +246,19 @@ export class Worker extends EventEmitter<WorkerEvents> {
     if (next !== undefined) await this.release(next);
   }
 
-  /** acquire searches with each filter in turn, starting where the last search stopped. */
-  private async acquire(): Promise<Task | undefined> {
-    const skip = this.skipped();
-    for (let tried = 0; tried < this.filters.length; tried++) {
-      const filter = this.rotateFilter();
-      const task = await searchExcluding(this.engine, filter, skip);
-      if (task !== undefined) return task;
-    }
-    return undefined;
+  /** acquire searches with every filter, in turn, starting one further than the last search. */
+  private acquire(slot: number): Promise<Task | undefined> {
+    return searchFor(this.engine, this.nextFilters(), this.skipped(), this.parking(slot));
+  }
+
+  /** parking: where a slot waits when its search finds no work, and until when its place holds. */
+  private parking(slot: number): Parking {
+    const context = engineContext(this.engine);
+    return {
+      slot: String(slot),
+      // a live slot searches again after pollInterval; three missed polls: it is gone
+      untilMs: context.clock().getTime() + 3 * this.options.pollInterval * this.options.timeScale,
+    };
   }
 
   /**
@@ -231,10 +270,10 @@ export class Worker extends EventEmitter<WorkerEvents> {
     return [...this.declined.ids(), ...this.lapsed];
   }
 
-  private rotateFilter(): Task | undefined {
-    const filter = this.filters[this.nextFilter % this.filters.length];
-    this.nextFilter++;
-    return filter;
+  private nextFilters(): FilterList {
+    const filters = this.filterTurns[this.nextTurn % this.filterTurns.length] as FilterList;
+    this.nextTurn++;
+    return filters;
   }
 
   /**
@@ -330,12 +369,14 @@ export class Worker extends EventEmitter<WorkerEvents> {
       let next: Task | undefined;
       if (this.taking) {
         const outcome = await this.completions.complete(
-          { task, filter: this.rotateFilter() },
+          { task, filters: this.nextFilters(), parking: this.parking(slot) },
           slot,
         );
         if (!outcome.deleted) throw outcome.error;
         if (outcome.searchError !== undefined) this.report(outcome.searchError);
         next = outcome.next;
+        if (next === undefined && outcome.searchError === undefined)
+          this.completedAndParked.add(slot);
       } else {
         await this.engine.delete(task);
       }

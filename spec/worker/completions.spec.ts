@@ -1,4 +1,5 @@
 import type { Completion, CompletionOutcome } from '../../lib/engine/runtime.js';
+import { filterList, noFilters } from '../../lib/engine/filters.js';
 import type { Task } from '../../lib/task/task.js';
 import { Completions } from '../../lib/worker/completions.js';
 
@@ -32,7 +33,7 @@ describe('Completions', () => {
     const { send, calls } = fakeSend();
     const completions = new Completions(send, 3);
     const outcomes = [0, 1, 2].map((n) =>
-      completions.complete({ task: task(n), filter: undefined }, n),
+      completions.complete({ task: task(n), filters: noFilters }, n),
     );
     expect(calls.map(({ batch }) => names(batch))).toEqual([['0'], ['1'], ['2']]);
     for (const call of calls) call.answer();
@@ -46,13 +47,16 @@ describe('Completions', () => {
     const completions = new Completions(send, 30);
     // three lanes: slots 0 and 3 share one, 1 and 4 another, 2 is alone in the third
     const outcomes = [0, 1, 2, 3, 4].map((slot) =>
-      completions.complete({ task: task(slot), filter: { meta: { slot: String(slot) } } }, slot),
+      completions.complete(
+        { task: task(slot), filters: filterList([{ meta: { slot: String(slot) } }]) },
+        slot,
+      ),
     );
     expect(calls).toHaveLength(0); // not before the turn ends
     await turn();
     expect(calls.map(({ batch }) => names(batch))).toEqual([['0', '3'], ['1', '4'], ['2']]);
-    expect(calls[0]?.batch.map(({ filter }) => filter)).toEqual(
-      [0, 3].map((slot) => ({ meta: { slot: String(slot) } })),
+    expect(calls[0]?.batch.map(({ filters }) => filters)).toEqual(
+      [0, 3].map((slot) => filterList([{ meta: { slot: String(slot) } }])),
     );
     for (const call of calls) call.answer();
     expect(await Promise.all(outcomes)).toEqual(
@@ -63,11 +67,11 @@ describe('Completions', () => {
   it('keeps one call per lane under way: what comes meanwhile goes in the next call', async () => {
     const { send, calls } = fakeSend();
     const completions = new Completions(send, 30);
-    const first = completions.complete({ task: task(0), filter: undefined }, 0);
+    const first = completions.complete({ task: task(0), filters: noFilters }, 0);
     await turn();
     expect(calls).toHaveLength(1);
     const later = [3, 6, 9].map((slot) =>
-      completions.complete({ task: task(slot), filter: undefined }, slot),
+      completions.complete({ task: task(slot), filters: noFilters }, slot),
     );
     await turn();
     expect(calls).toHaveLength(1); // lane 0 is busy
@@ -83,10 +87,10 @@ describe('Completions', () => {
     const { send, calls } = fakeSend();
     const completions = new Completions(send, 30);
     const failing = [0, 3].map((slot) =>
-      completions.complete({ task: task(slot), filter: undefined }, slot),
+      completions.complete({ task: task(slot), filters: noFilters }, slot),
     );
     await turn();
-    const after = completions.complete({ task: task(6), filter: undefined }, 6);
+    const after = completions.complete({ task: task(6), filters: noFilters }, 6);
     const down = new Error('Redis is away');
     calls[0]?.fail(down);
     await expect(Promise.all(failing)).rejects.toBe(down);
@@ -100,7 +104,7 @@ describe('Completions', () => {
     const { send, calls } = fakeSend();
     const completions = new Completions(send, 30);
     const outcomes = [0, 3].map((slot) =>
-      completions.complete({ task: task(slot), filter: undefined }, slot),
+      completions.complete({ task: task(slot), filters: noFilters }, slot),
     );
     await turn();
     const lost = new Error('lost');
@@ -117,7 +121,7 @@ describe('Completions', () => {
     const { send, calls } = fakeSend();
     const completions = new Completions(send, 400);
     const outcomes = Array.from({ length: 150 }, (_, index) =>
-      completions.complete({ task: task(index), filter: undefined }, index * 3),
+      completions.complete({ task: task(index), filters: noFilters }, index * 3),
     );
     await turn();
     expect(calls.map(({ batch }) => batch.length)).toEqual([100]);

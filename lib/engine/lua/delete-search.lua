@@ -6,11 +6,13 @@
   slots into one call when several finish at once.
 
   KEYS         every key of the queue
-  ARGV[1-12]   the search's arguments, as in search.lua, shared by every
-               entry; ARGV[5] (the filter) is unused: each entry has its own,
-               and ARGV[12] (resume) is ''
-  ARGV[13..]   per entry, 13 arguments: the delete's twelve, as in
-               delete.lua, then the entry's search filter (JSON, or '')
+  ARGV[1-15]   the search's arguments, as in search.lua, shared by every
+               entry; ARGV[5] and ARGV[13] (the filters), ARGV[14] and
+               ARGV[15] (the slot) are unused: each entry has its own, and
+               ARGV[12] (resume) is ''
+  ARGV[16..]   per entry, 16 arguments: the delete's twelve, as in
+               delete.lua, then the entry's search filters, their ids, its
+               slot and park deadline (as ARGV[5], [13], [14], [15] of search.lua)
 
   Returns  per entry, in order: { delete result, kind, id, record, floor, next due, resume }
            (see delete.lua, search.lua), or { 'error', message } when the
@@ -27,14 +29,14 @@
 local searching = search_request(1)
 local ctx = new_context(searching.now)
 local replies = {}
-for first = SEARCH_ARGUMENTS + 1, #ARGV, 13 do
+for first = SEARCH_ARGUMENTS + 1, #ARGV, 16 do
   local deleting = delete_request(first, searching.now)
   local result = delete(deleting, ctx)
   if type(result) == 'table' then
     replies[#replies + 1] = { 'error', result.err }
   else
-    searching.filter = nil
-    if ARGV[first + 12] ~= '' then searching.filter = decode_task(ARGV[first + 12]) end
+    read_filters(searching, ARGV[first + 12], ARGV[first + 13])
+    searching.slot, searching.park_until = ARGV[first + 14], ARGV[first + 15]
     replies[#replies + 1] = { result, search(searching, ctx) }
   end
 end

@@ -79,5 +79,24 @@ if sweep > 0 then
   end
 end
 
+-- Filters nobody searched with for FILTER_IDLE_MS are dropped; their pools are
+-- emptied a batch per call ('x' in `filter-pools`).
+local FILTER_IDLE_MS = 600000
+for _, filter_id in ipairs(redis.call('ZRANGEBYSCORE', K['filter-seen'], '-inf', now - FILTER_IDLE_MS, 'LIMIT', 0, 8)) do
+  redis.call('ZREM', K['filter-seen'], filter_id)
+  redis.call('HDEL', K['filters'], filter_id)
+  if redis.call('HEXISTS', K['filter-pools'], filter_id) == 1 then redis.call('HSET', K['filter-pools'], filter_id, 'x') end
+end
+local pools = redis.call('HGETALL', K['filter-pools'])
+for index = 1, #pools, 2 do
+  local filter_id = pools[index]
+  if pools[index + 1] == 'x' then
+    local prefix = filter_id .. '\0'
+    local members = redis.call('ZRANGEBYLEX', K['ready-filtered'], '[' .. prefix, '[' .. prefix .. '\255', 'LIMIT', 0, batch)
+    for _, member in ipairs(members) do redis.call('ZREM', K['ready-filtered'], member) end
+    if #members < batch then redis.call('HDEL', K['filter-pools'], filter_id) else more = 1 end
+  end
+end
+
 finish(ctx)
 return { deleted, revoked, more }

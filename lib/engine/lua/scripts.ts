@@ -17,6 +17,7 @@ export const scripts = {
   extend: loadScript('extend'),
   cycles: loadScript('cycles'),
   release: loadScript('release'),
+  unpark: loadScript('unpark'),
   expire: loadScript('expire'),
   scan: loadScript('scan'),
   tickerDue: loadScript('ticker-due'),

@@ -6,7 +6,7 @@
   ARGV[2]  worker       this engine's worker id
   ARGV[3]  expiry       formatTime(now + expiry): the lease end of a claim
   ARGV[4]  expiry_ms    the same in ms
-  ARGV[5]  filter       JSON of the filter, or ''
+  ARGV[5]  filters      JSON array of the filters' JSON texts, tried in turn, or '' (no filter)
   ARGV[6]  floor        broadcast tasks stored up to this sequence number are done
                         for this engine, or were created before it started
   ARGV[7]  done         JSON array of later broadcast ids this engine completed
@@ -15,6 +15,10 @@
   ARGV[10] exclude      JSON array of ids not to claim (the worker runtime's declined tasks), or ''
   ARGV[11] self_key     where the worker sorts among the owners (lib/engine/keys.ts workerOrderKey)
   ARGV[12] resume       where the pick resumes: '' (the start), or what a 'more' answer said
+  ARGV[13] filter_ids   the filters' ids (lib/engine/filters.ts), each followed by ','
+  ARGV[14] slot         the worker runtime's slot that searches, or ''
+  ARGV[15] park_until   '' or a deadline (ms): with no work, the slot parks until
+                        a task it may take comes, or this deadline passes
 
   Returns  { kind, id, record, floor, next due, resume }
            kind 'broadcast' (nothing written), 'task' (claimed), 'none', or
@@ -23,7 +27,8 @@
            floor: the sequence number up to which every broadcast task is done
            for this engine or predates it;
            next due: the earliest due time of a waiting task, or '' (with 'none');
-           resume: with 'more', the ARGV[12] of the next step
+           resume: with 'more', the ARGV[12] of the next step. Woken slots
+           hear of it on the queue's signal channel (include/index.lua finish)
   Errors   none
 ]]
 --- @include "task"

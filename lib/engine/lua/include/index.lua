@@ -76,14 +76,179 @@ local function count_owner(worker, delta, ctx)
   ctx.owners[worker] = (ctx.owners[worker] or 0) + delta
 end
 
+-- filters: the queries workers search with (their handlers' labels), built
+-- on first use. A filter the queue knows gets a wake-up when a task it matches
+-- becomes claimable; a filter with a pool (`filter-pools`, made for filters
+-- that match few tasks) also keeps its matching tasks in `ready-filtered`, so
+-- its search is a lookup instead of a walk.
+local filters_module = nil
+local function filters()
+  if filters_module ~= nil then return filters_module end
+  local M = {}
+  local list = nil
+
+  -- every filter the queue knows: { id, query, pooled }
+  function M.all()
+    if list ~= nil then return list end
+    list = {}
+    if redis.call('EXISTS', K['filters']) == 0 then return list end
+    local pooled = {}
+    local pools = redis.call('HKEYS', K['filter-pools'])
+    for _, filter_id in ipairs(pools) do pooled[filter_id] = true end
+    local entries = redis.call('HGETALL', K['filters'])
+    for index = 1, #entries, 2 do
+      local query = decode_task(entries[index + 1])
+      if query ~= nil then
+        list[#list + 1] = { id = entries[index], query = query, pooled = pooled[entries[index]] == true }
+      end
+    end
+    return list
+  end
+
+  -- joined: a task became claimable under a target ('' for `any` tasks): it
+  -- joins the pools of the filters it matches, whose ids are returned
+  function M.joined(id, task, target)
+    local wanted = {}
+    for _, filter in ipairs(M.all()) do
+      if matches(task, filter.query) then
+        wanted[#wanted + 1] = filter.id
+        if filter.pooled then redis.call('ZADD', K['ready-filtered'], 0, filter.id .. '\0' .. target .. '\0' .. id) end
+      end
+    end
+    return wanted
+  end
+
+  -- left: a task is no longer claimable under a target
+  function M.left(id, target)
+    for _, filter in ipairs(M.all()) do
+      if filter.pooled then redis.call('ZREM', K['ready-filtered'], filter.id .. '\0' .. target .. '\0' .. id) end
+    end
+  end
+
+  filters_module = M
+  return M
+end
+
+-- parking: the idle slots of workers, waiting for work. A slot that found no
+-- work parks under each of its filters (`parked`: `<filter id>\0<deadline
+-- ms>\0<worker>\0<slot>`, oldest deadline first; '' for a slot without
+-- filters), and under its worker (`parked-workers`: `<worker>\0<slot>`);
+-- `parked-slots` says where it parked. A task that becomes claimable unparks
+-- one slot that may take it and tells that slot (finish). A slot's next search
+-- unparks it; a slot whose deadline passed is gone (its worker died) and is
+-- dropped where met.
+local parking_module = nil
+local function parking()
+  if parking_module ~= nil then return parking_module end
+  local M = {}
+
+  function M.unpark(slot_key)
+    local parked = redis.call('HGET', K['parked-slots'], slot_key)
+    if not parked then return end
+    local deadline, filter_list = string.match(parked, '^(%d+)%z(.*)$')
+    for filter_id in string.gmatch(filter_list or '', '([^,]*),') do
+      redis.call('ZREM', K['parked'], filter_id .. '\0' .. deadline .. '\0' .. slot_key)
+    end
+    redis.call('HDEL', K['parked-slots'], slot_key)
+    redis.call('ZREM', K['parked-workers'], slot_key)
+  end
+
+  -- park: filter_ids is a list of ids ('' for no filter)
+  function M.park(slot_key, deadline_ms, filter_ids)
+    M.unpark(slot_key)
+    local deadline = string.format('%013d', deadline_ms)
+    local filter_list = {}
+    for _, filter_id in ipairs(filter_ids) do
+      redis.call('ZADD', K['parked'], 0, filter_id .. '\0' .. deadline .. '\0' .. slot_key)
+      filter_list[#filter_list + 1] = filter_id .. ','
+    end
+    redis.call('HSET', K['parked-slots'], slot_key, deadline .. '\0' .. table.concat(filter_list))
+    redis.call('ZADD', K['parked-workers'], 0, slot_key)
+  end
+
+  -- take unparks the first live slot parked under the prefix for which
+  -- may_take(worker) holds, and returns its key `<worker>\0<slot>`
+  -- how many parked slots one script may look at: the wake-ups of a script
+  -- that makes many tasks claimable at once stay bounded
+  local looks_left = 64
+  function M.exhausted()
+    return looks_left <= 0
+  end
+
+  local function take_under(key, prefix, now, may_take, read)
+    local from = '[' .. prefix
+    while looks_left > 0 do
+      looks_left = looks_left - 1
+      local member = redis.call('ZRANGEBYLEX', key, from, '[' .. prefix .. '\255', 'LIMIT', 0, 1)[1]
+      if member == nil then return nil end
+      local deadline, slot_key = read(member)
+      local worker = string.match(slot_key, '^(.*)%z[^%z]*$')
+      if deadline ~= nil and deadline < now then
+        M.unpark(slot_key) -- its worker stopped searching long ago
+      elseif worker ~= nil and may_take(worker) then
+        M.unpark(slot_key)
+        return slot_key
+      else
+        from = '(' .. member
+      end
+    end
+    return nil
+  end
+
+  -- take: a slot for a task that became claimable (target: its unicast
+  -- worker, or '' for any; filter_ids: the filters it matches)
+  function M.take(target, filter_ids, now, may_take)
+    if target ~= '' then
+      return take_under(K['parked-workers'], target .. '\0', now, may_take, function(member)
+        local parked = redis.call('HGET', K['parked-slots'], member)
+        return tonumber(parked and string.match(parked, '^(%d+)') or '0'), member
+      end)
+    end
+    local tried = {}
+    for _, filter_id in ipairs(filter_ids) do tried[#tried + 1] = filter_id end
+    tried[#tried + 1] = ''
+    for _, filter_id in ipairs(tried) do
+      local prefix = filter_id .. '\0'
+      local slot_key = take_under(K['parked'], prefix, now, may_take, function(member)
+        return tonumber(string.sub(member, #prefix + 1, #prefix + 13)), string.sub(member, #prefix + 15)
+      end)
+      if slot_key ~= nil then return slot_key end
+    end
+    return nil
+  end
+
+  parking_module = M
+  return M
+end
+
+-- join_ready puts a task in a ready pool: the pool, its unicast target, the
+-- pools of the filters it matches, and a note for finish to wake a slot
+local function join_ready(id, task, pool, member, ctx)
+  redis.call('ZADD', pool, 0, member)
+  local target = ''
+  if pool == K['ready-uni'] then
+    target = label_set(task.node, LABEL_WORKER) or ''
+    redis.call('HSET', K['targets'], id, target)
+  end
+  ctx.claimable[#ctx.claimable + 1] = { target = target, filter_ids = filters().joined(id, task, target) }
+end
+
+-- leave_ready takes a task out of a ready pool and the pools of its filters
+local function leave_ready(id, pool, member)
+  redis.call('ZREM', pool, member)
+  local target = ''
+  if pool == K['ready-uni'] then
+    target = string.sub(member, 1, -28)
+    redis.call('HDEL', K['targets'], id)
+  end
+  filters().left(id, target)
+end
+
 -- drop_unicast removes a task from `ready-uni`, under the target `targets`
 -- says (the record may say something else, or nothing)
 local function drop_unicast(id)
   local target = redis.call('HGET', K['targets'], id)
-  if target then
-    redis.call('ZREM', K['ready-uni'], target .. '\0' .. id)
-    redis.call('HDEL', K['targets'], id)
-  end
+  if target then leave_ready(id, K['ready-uni'], target .. '\0' .. id) end
 end
 
 -- orphans: index entries whose task record is gone or unreadable (a record
@@ -99,9 +264,10 @@ local function orphans()
   -- `watch`, `children`) cannot be found without it: each is dropped where an
   -- operation meets it, and repair rebuilds them all.
   function M.forget(id, ctx)
-    for _, key in ipairs({ K['ready'], K['ready-cron'], K['waiting'], K['promoted'], K['leases'],
-      K['broadcast'], K['retention'], K['templates'], K['ticker-check'], K['gate-templates'],
-      K['wild-leaves'] }) do
+    leave_ready(id, K['ready'], id)
+    leave_ready(id, K['ready-cron'], id)
+    for _, key in ipairs({ K['waiting'], K['promoted'], K['leases'], K['broadcast'], K['retention'],
+      K['templates'], K['ticker-check'], K['gate-templates'], K['wild-leaves'] }) do
       redis.call('ZREM', key, id)
     end
     redis.call('HDEL', K['due'], id)
@@ -310,12 +476,14 @@ local function reindex_pools(id, old, new, os, ns, ctx)
     redis.call('ZREM', K['waiting'], id)
     redis.call('ZREM', K['promoted'], id)
     local ready_pool, ready_member = pool_of(id, old, os, math.huge, 0)
-    redis.call('ZREM', ready_pool, ready_member)
-    if ready_pool == K['ready-uni'] then redis.call('HDEL', K['targets'], id) end
+    leave_ready(id, ready_pool, ready_member)
     moved = true
   elseif moved and old_pool ~= nil then
-    redis.call('ZREM', old_pool, old_member)
-    if old_pool == K['ready-uni'] then redis.call('HDEL', K['targets'], id) end
+    if old_pool == K['leases'] or old_pool == K['waiting'] then
+      redis.call('ZREM', old_pool, old_member)
+    else
+      leave_ready(id, old_pool, old_member)
+    end
   end
   if moved and new_pool ~= nil then
     if new_pool == K['leases'] then
@@ -324,14 +492,8 @@ local function reindex_pools(id, old, new, os, ns, ctx)
       redis.call('ZADD', K['waiting'], new_due, id)
       if ctx.next_due == nil or new_due < ctx.next_due then ctx.next_due = new_due end
     else
-      redis.call('ZADD', new_pool, 0, new_member)
+      join_ready(id, new, new_pool, new_member, ctx)
       if new_timed then redis.call('ZADD', K['promoted'], new_due, id) end
-      local target = ''
-      if new_pool == K['ready-uni'] then
-        target = label_set(new.node, LABEL_WORKER) or ''
-        redis.call('HSET', K['targets'], id, target)
-      end
-      ctx.wake[target] = true
     end
   elseif not moved and new_pool == K['leases'] and ctx.expiry_ms ~= nil then
     redis.call('ZADD', K['leases'], ctx.expiry_ms, id)
@@ -369,7 +531,9 @@ end
 -- ended, so expire revokes it; its owners count follows `holders`.
 local function repair_pool(id, task, ctx)
   local shape = shape_of(task)
-  for _, key in ipairs({ K['ready'], K['ready-cron'], K['waiting'], K['promoted'], K['leases'], K['retention'] }) do
+  leave_ready(id, K['ready'], id)
+  leave_ready(id, K['ready-cron'], id)
+  for _, key in ipairs({ K['waiting'], K['promoted'], K['leases'], K['retention'] }) do
     redis.call('ZREM', key, id)
   end
   drop_unicast(id)
@@ -436,7 +600,7 @@ local function reindex(id, old, new, ctx)
   if old_broadcast ~= new_broadcast then
     if new_broadcast then
       redis.call('ZADD', K['broadcast'], sequence_of(id), id)
-      ctx.wake[''] = true -- every engine may take it
+      ctx.broadcast = true -- every engine may take it
     else
       redis.call('ZREM', K['broadcast'], id)
     end
@@ -474,8 +638,9 @@ local function remove_task(id, task, ctx)
 end
 
 -- ctx.owners      changes of the owners counts not yet written (see finish)
+-- ctx.claimable   tasks that became claimable: { target, filter_ids } each
 local function new_context(now_ms)
-  return { now = now_ms, wake = {}, owners = {} }
+  return { now = now_ms, claimable = {}, owners = {} }
 end
 
 -- js_key writes a worker id so that byte order is JavaScript's string order
@@ -529,11 +694,45 @@ local function share_inputs(worker, self_key, ctx)
   return own, workers + 1, before
 end
 
+-- candidates counts the tasks of the share gate's n (semantics 3.2 phase 3),
+-- as a search with this clock would: those promoted only by a later clock
+-- aside, those due but not yet promoted included
+local function candidates(now)
+  return redis.call('ZCARD', K['ready']) + redis.call('ZCARD', K['ready-cron']) + redis.call('ZCARD', K['ready-uni'])
+    + redis.call('ZCARD', K['leases']) + redis.call('ZCOUNT', K['waiting'], '-inf', now)
+    - redis.call('ZCOUNT', K['promoted'], '(' .. now, '+inf')
+end
+
+-- wake_slots unparks a slot for each task that became claimable, one whose
+-- worker the share gate lets take one more task; returns their keys
+local function wake_slots(ctx)
+  if #ctx.claimable == 0 or redis.call('EXISTS', K['parked-slots']) == 0 then return {} end
+  local n = candidates(ctx.now)
+  local granted = {}
+  local function may_take(worker)
+    local own, workers, before = share_inputs(worker, js_key(worker), ctx)
+    own = own + (granted[worker] or 0)
+    local share = math.floor(n / workers)
+    if before < n % workers then share = share + 1 end
+    if share - own <= 0 then return false end
+    granted[worker] = (granted[worker] or 0) + 1
+    return true
+  end
+  local slots = {}
+  for _, joined in ipairs(ctx.claimable) do
+    local slot_key = parking().take(joined.target, joined.filter_ids, ctx.now, may_take)
+    if slot_key ~= nil then slots[#slots + 1] = slot_key end
+    if parking().exhausted() then break end
+  end
+  return slots
+end
+
 -- finish ends every script that changes tasks: it writes the owners counts
--- and tells workers about work: one message per script, listing '' for any
--- worker and the targets of unicast tasks that became claimable (w), the
--- earliest due time of work that becomes claimable later (d), and the earliest
--- tick of a template stored or advanced (t)
+-- and tells workers about work: one message per script with the parked slots
+-- it woke (s: `<worker>\0<slot>` each), whether a broadcast task was stored
+-- (a: every worker may take it), the earliest due time of work that becomes
+-- claimable later (d), and the earliest tick of a template stored or
+-- advanced (t)
 local function finish(ctx)
   for worker, delta in pairs(ctx.owners) do
     if delta ~= 0 then
@@ -547,8 +746,11 @@ local function finish(ctx)
     end
   end
   ctx.owners = {}
-  local targets = {}
-  for target in pairs(ctx.wake) do targets[#targets + 1] = target end
-  if #targets == 0 and ctx.next_due == nil and ctx.next_tick == nil then return end
-  redis.call('PUBLISH', K['signal'], cjson.encode({ w = targets, d = ctx.next_due, t = ctx.next_tick }))
+  local slots = wake_slots(ctx)
+  ctx.claimable = {}
+  if #slots == 0 and not ctx.broadcast and ctx.next_due == nil and ctx.next_tick == nil then return end
+  local message = { d = ctx.next_due, t = ctx.next_tick }
+  if #slots > 0 then message.s = slots end
+  if ctx.broadcast then message.a = 1 end
+  redis.call('PUBLISH', K['signal'], cjson.encode(message))
 end

@@ -1,35 +1,59 @@
 -- search: phases 1 to 5 of semantics 3.2 as one function. Needs the task,
 -- has, index and walk includes.
 --
--- request.now        the engine's clock, ms
--- request.worker     this engine's worker id
--- request.self_key   js_key(worker): where the worker sorts among the owners
--- request.expiry     formatTime(now + expiry): the lease end of a claim
--- request.expiry_ms  the same in ms (a string: it is a score for Redis)
--- request.filter     the decoded filter, or nil
--- request.floor      broadcast tasks stored up to this sequence number are done
---                    for this engine, or were created before it started
--- request.done       set of later broadcast ids this engine completed ('' in ARGV: none)
--- request.leased     set of broadcast ids under this engine's local lease ('' in ARGV: none)
--- request.start_ms   the engine's start instant
--- request.exclude    set of ids the caller does not want (a worker's declined tasks)
--- request.resume     where the pick resumes ('' from the start; 'u<member>' in
---                    this worker's unicast tasks; 'a<id>' in the `any` pools)
+-- request.now         the engine's clock, ms
+-- request.worker      this engine's worker id
+-- request.self_key    js_key(worker): where the worker sorts among the owners
+-- request.expiry      formatTime(now + expiry): the lease end of a claim
+-- request.expiry_ms   the same in ms (a string: it is a score for Redis)
+-- request.filters     the decoded filters, tried in turn ({} for none)
+-- request.filter_ids  their ids (lib/engine/filters.ts), in the same order
+-- request.filter_json their JSON, in the same order
+-- request.floor       broadcast tasks stored up to this sequence number are done
+--                     for this engine, or were created before it started
+-- request.done        set of later broadcast ids this engine completed
+-- request.leased      set of broadcast ids under this engine's local lease
+-- request.start_ms    the engine's start instant
+-- request.exclude     set of ids the caller does not want (a worker's declined tasks)
+-- request.resume      where the pick resumes: '' from the start, else
+--                     `<filter index>:<step>`; steps: 'u<member>' in this
+--                     worker's unicast tasks, 'a<id>' in the `any` pools,
+--                     'f' filling the filter's pool, 'p<member>' in its pool
+-- request.slot        the worker runtime's slot that searches ('': none)
+-- request.park_until  '' or a deadline (ms): park the slot when there is no work
 --
 -- Returns kind ('broadcast', 'task', 'none' or 'more'), id, record (stored
 -- form), floor (as a string), next due ms ('' unless 'none'), resume ('more':
 -- the request.resume of the next step).
 --
--- Bounded work: a search promotes at most PROMOTE_MOST due tasks and visits at
--- most WALK_MOST candidates. A search that could not decide within that
--- answers 'more', and the engine runs the next step: the same search, resumed.
+-- Bounded work: a search promotes at most PROMOTE_MOST due tasks, visits at
+-- most WALK_MOST candidates and fills at most FILL_MOST entries of a pool. A
+-- search that could not decide within that answers 'more', and the engine runs
+-- the next step: the same search, resumed.
 
 local PROMOTE_MOST = 100
 local WALK_MOST = 256
+local FILL_MOST = 256
+-- a filter whose walk passed this many tasks without a match gets a pool
+local SPARSE_AFTER = 64
+-- how many filters a queue keeps at most
+local FILTERS_MOST = 64
+-- a filter's last use is written at most this often (ms)
+local SEEN_EVERY = 60000
+
+-- matches_any: whether one of the filters matches the task (with none, any task does)
+local function matches_any(task, filters)
+  if #filters == 0 then return true end
+  for _, filter in ipairs(filters) do
+    if matches(task, filter) then return true end
+  end
+  return false
+end
 
 -- Phase 1: the oldest broadcast task created after this engine started that
--- it has not completed and holds no local lease on. Writes nothing. The index
--- is in store order; the floor skips the run this engine is done with.
+-- it has not completed, holds no local lease on, and one of the filters
+-- matches. Writes nothing. The index is in store order; the floor skips the
+-- run this engine is done with.
 local function find_broadcast(request)
   local floor = tonumber(request.floor)
   local start_ms = tonumber(request.start_ms)
@@ -47,9 +71,7 @@ local function find_broadcast(request)
         if not request.leased[id] and (best_id == nil or bytes_less(id, best_id)) then
           local json = redis.call('HGET', K['tasks'], id)
           local task = json and decode_stored(id, json)
-          if task ~= nil and (request.filter == nil or matches(task, request.filter)) then
-            best_id, best_json = id, json
-          end
+          if task ~= nil and matches_any(task, request.filters) then best_id, best_json = id, json end
         end
       end
     end
@@ -77,9 +99,8 @@ local function search_phase_two(now, ctx)
     else
       local pool, member = pool_of(id, task, shape_of(task), math.huge, 0)
       if pool ~= nil and pool ~= K['leases'] then
-        redis.call('ZADD', pool, 0, member)
+        join_ready(id, task, pool, member, ctx)
         redis.call('ZADD', K['promoted'], stored_due(id), id)
-        if pool == K['ready-uni'] then redis.call('HSET', K['targets'], id, label_set(task.node, LABEL_WORKER) or '') end
       else
         repair_pool(id, task, ctx) -- not an unowned candidate: the record says where it goes
       end
@@ -116,13 +137,94 @@ local function search_phase_two(now, ctx)
   return redis.call('ZCOUNT', K['promoted'], '(' .. now, '+inf'), redis.call('ZCOUNT', K['waiting'], '-inf', now)
 end
 
+-- fill_pool: one step of filling a filter's pool with the claimable tasks
+-- stored before it had one (those stored since join it as they come). The
+-- state walks `ready`, then `ready-cron`, then `ready-uni`: '' (done),
+-- '<pool letter><last member>'. Returns whether the pool is complete.
+local function fill_pool(filter_id, query, state, ctx)
+  local pools = { a = K['ready'], c = K['ready-cron'], u = K['ready-uni'] }
+  local order = { a = 'c', c = 'u' }
+  local letter, last = string.sub(state, 1, 1), string.sub(state, 2)
+  local left = FILL_MOST
+  while left > 0 do
+    local key = pools[letter]
+    local from = last == '' and '-' or '(' .. last
+    local page = math.min(left, 128)
+    local members = redis.call('ZRANGEBYLEX', key, from, '+', 'LIMIT', 0, page)
+    for _, member in ipairs(members) do
+      left = left - 1
+      last = member
+      local id, target = member, ''
+      if letter == 'u' then id, target = string.sub(member, -26), string.sub(member, 1, -28) end
+      local task = load_task(id)
+      if task ~= nil and matches(task, query) then
+        redis.call('ZADD', K['ready-filtered'], 0, filter_id .. '\0' .. target .. '\0' .. id)
+      end
+    end
+    if #members < page then
+      letter, last = order[letter], ''
+      if letter == nil then
+        redis.call('HSET', K['filter-pools'], filter_id, '')
+        return true
+      end
+    end
+  end
+  redis.call('HSET', K['filter-pools'], filter_id, letter .. last)
+  return false
+end
+
+-- note_filter: the queue knows the filter from now on (its wake-ups; with
+-- `pooled`, a pool to fill). Says whether it does (there is room for it).
+local function note_filter(filter_id, json, now, pooled)
+  if redis.call('HEXISTS', K['filters'], filter_id) == 0 then
+    if redis.call('HLEN', K['filters']) >= FILTERS_MOST then return false end
+    redis.call('HSET', K['filters'], filter_id, json)
+    redis.call('ZADD', K['filter-seen'], now, filter_id)
+  end
+  if pooled then
+    local state = redis.call('HGET', K['filter-pools'], filter_id)
+    -- a new pool, or one expire is emptying ('x'): fill it from the start
+    if not state or state == 'x' then redis.call('HSET', K['filter-pools'], filter_id, 'a') end
+  end
+  return true
+end
+
+-- seen: a filter in use stays known (expire drops filters unused for long)
+local function seen(filter_id, now)
+  local last = tonumber(redis.call('ZSCORE', K['filter-seen'], filter_id) or '0')
+  if last + SEEN_EVERY <= now then redis.call('ZADD', K['filter-seen'], now, filter_id) end
+end
+
 -- an answer of search: kind, id, record, floor, next due, resume
 local function answer(kind, id, record, floor, due, resume)
   return kind, id or '', record or '', floor, due or '', resume or ''
 end
 
 local function search(request, ctx)
-  local now, worker, filter = request.now, request.worker, request.filter
+  local now, worker = request.now, request.worker
+  local slot_key = nil
+  if request.slot ~= '' then
+    slot_key = worker .. '\0' .. request.slot
+    parking().unpark(slot_key)
+  end
+
+  -- no work: the runtime's slot parks until a task it may take comes
+  local function idle(floor)
+    if slot_key ~= nil and request.park_until ~= '' then
+      local filter_ids = {}
+      for index, filter_id in ipairs(request.filter_ids) do
+        if note_filter(filter_id, request.filter_json[index], now, false) then
+          filter_ids[#filter_ids + 1] = filter_id
+        else
+          filter_ids = { '' } -- a filter the queue has no room for: wake for any task
+          break
+        end
+      end
+      if #filter_ids == 0 then filter_ids = { '' } end
+      parking().park(slot_key, tonumber(request.park_until), filter_ids)
+    end
+    return answer('none', nil, nil, floor, next_due())
+  end
 
   -- most queues have no broadcast, waiting, obsolete or promoted tasks: one
   -- call tells whether those phases have anything to do
@@ -150,14 +252,18 @@ local function search(request, ctx)
       + unpromoted - late
     local share = math.floor(candidates / workers)
     if before < candidates % workers then share = share + 1 end
-    if candidates <= 0 or share - own <= 0 then return answer('none', nil, nil, floor, next_due()) end
+    if candidates <= 0 or share - own <= 0 then return idle(floor) end
   end
 
-  -- Phase 4: the oldest unicast task for this worker, else the oldest `any` task.
+  -- Phase 4: with each filter in turn, the oldest unicast task for this
+  -- worker, else the oldest `any` task.
   local picked_id, picked = nil, nil
   local excluded = request.exclude
-  -- try says whether it picked the task, or 'gone' when there is no readable record
-  local pool = nil -- the pool the walk is in
+  local filter = nil
+  local pool = nil -- where the walk is: `ready-uni`, or nil for `ready` and `ready-cron`
+  local pooled = false -- whether the walk is in a filter's pool
+  -- try says whether it picked the task: true, false, 'gone' (no readable
+  -- record) or 'stale' (a pool entry of a filter the task does not match)
   local function try(id)
     if excluded[id] then return false end
     local task = load_task(id)
@@ -172,10 +278,11 @@ local function search(request, ctx)
       fits = placed == K['ready'] or placed == K['ready-cron']
     end
     if not fits then
+      if pooled then return 'stale' end -- an entry a pool kept too long: the pool is derived
       repair_pool(id, task, ctx)
       return false
     end
-    if filter ~= nil and not matches(task, filter) then return false end
+    if filter ~= nil and not matches(task, filter) then return pooled and 'stale' or false end
     if late > 0 and is_timed(task) and tonumber(redis.call('ZSCORE', K['promoted'], id) or '0') > now then
       return false
     end
@@ -183,32 +290,79 @@ local function search(request, ctx)
     return true
   end
   local walk = { left = WALK_MOST, ctx = ctx }
-  local resume = request.resume
-  local in_any = string.sub(resume, 1, 1) == 'a'
-  if resume ~= '' then walk.from = string.sub(resume, 2) end
-  if not in_any and unicast > 0 then
-    pool = K['ready-uni']
-    walks().under(K['ready-uni'], worker, walk, try)
-    if walk.exhausted then return answer('more', nil, nil, floor, nil, 'u' .. walk.last) end
-    walk.from = nil
+  local first, step = 1, ''
+  if request.resume ~= '' then
+    local index, rest = string.match(request.resume, '^(%d+):(.*)$')
+    first, step = tonumber(index), rest
   end
-  if picked == nil then
-    pool = nil -- `ready` or `ready-cron`
-    -- the common case: the head of `ready`; anything unusual about it (no
-    -- readable record, a record that belongs elsewhere) and the walk decides
-    local plain = filter == nil and with_cron == 0 and next(excluded) == nil and not in_any
-    if plain then
-      local head = redis.call('ZRANGE', K['ready'], 0, 0)[1]
-      if head ~= nil and try(head) ~= true then plain = false end
+  local count = math.max(#request.filters, 1)
+  for index = first, count do
+    filter = request.filters[index]
+    local filter_id = request.filter_ids[index]
+    local kind, from = string.sub(step, 1, 1), string.sub(step, 2)
+    if index > first then kind, from = '', '' end
+    local filling = nil
+    if filter_id ~= nil then filling = redis.call('HGET', K['filter-pools'], filter_id) end
+    if filling and redis.call('HEXISTS', K['filters'], filter_id) == 1 then
+      -- a pooled filter: fill its pool if needed, then look it up
+      if filling ~= '' and not fill_pool(filter_id, filter, filling, ctx) then
+        return answer('more', nil, nil, floor, nil, index .. ':f')
+      end
+      seen(filter_id, now)
+      pooled = true
+      local prefix = filter_id .. '\0'
+      walk.from = nil
+      if kind == 'p' then walk.from = from end
+      local in_any = walk.from ~= nil and string.sub(walk.from, 1, #prefix + 1) == prefix .. '\0'
+      if not in_any and unicast > 0 then
+        pool = K['ready-uni']
+        walks().under(K['ready-filtered'], prefix .. worker, walk, try)
+        if walk.exhausted then return answer('more', nil, nil, floor, nil, index .. ':p' .. walk.last) end
+        walk.from = nil
+      end
+      if picked == nil then
+        pool = nil
+        walks().under(K['ready-filtered'], prefix, walk, try)
+        if walk.exhausted then return answer('more', nil, nil, floor, nil, index .. ':p' .. walk.last) end
+      end
+    else
+      pooled = false
+      local visited = walk.left
+      walk.from = nil
+      if kind == 'u' or kind == 'a' then walk.from = from end
+      if kind ~= 'a' and unicast > 0 then
+        pool = K['ready-uni']
+        walks().under(K['ready-uni'], worker, walk, try)
+        if walk.exhausted then return answer('more', nil, nil, floor, nil, index .. ':u' .. walk.last) end
+        walk.from = nil
+      end
+      if picked == nil then
+        pool = nil
+        -- the common case: the head of `ready`; anything unusual about it (no
+        -- readable record, a record that belongs elsewhere) and the walk decides
+        local plain = filter == nil and with_cron == 0 and next(excluded) == nil and kind ~= 'a'
+        if plain then
+          local head = redis.call('ZRANGE', K['ready'], 0, 0)[1]
+          if head ~= nil and try(head) ~= true then plain = false end
+        end
+        if not plain then
+          walks().merged(K['ready'], with_cron > 0 and K['ready-cron'] or nil, walk, try)
+          if walk.exhausted then
+            -- a filter that matches few of many tasks: its next search looks it up
+            if filter_id ~= nil then note_filter(filter_id, request.filter_json[index], now, true) end
+            return answer('more', nil, nil, floor, nil, index .. ':a' .. walk.last)
+          end
+        end
+      end
+      if picked == nil and filter_id ~= nil and visited - walk.left >= SPARSE_AFTER then
+        note_filter(filter_id, request.filter_json[index], now, true)
+      end
     end
-    if not plain then
-      walks().merged(K['ready'], with_cron > 0 and K['ready-cron'] or nil, walk, try)
-      if walk.exhausted then return answer('more', nil, nil, floor, nil, 'a' .. walk.last) end
-    end
+    if picked ~= nil then break end
   end
-  -- due tasks still waiting for promotion may hold what the filter wants
+  -- due tasks still waiting for promotion may hold what the filters want
   if picked == nil and unpromoted > 0 then return answer('more', nil, nil, floor, nil, '') end
-  if picked == nil then return answer('none', nil, nil, floor, next_due()) end
+  if picked == nil then return idle(floor) end
 
   -- Phase 5: claim it.
   local claimed = with_core(picked, copy_map(picked.core))
@@ -229,23 +383,32 @@ local function id_set(json, none)
   return set
 end
 
+-- read_filters: the filters of a request, from a JSON array of their JSON
+-- texts and a list of their ids, each followed by ','
+local function read_filters(request, texts, ids)
+  request.filters, request.filter_ids, request.filter_json = {}, {}, {}
+  if texts == '' then return end
+  for _, json in ipairs(cjson.decode(texts)) do
+    request.filters[#request.filters + 1] = decode_task(json)
+    request.filter_json[#request.filter_json + 1] = json
+  end
+  for filter_id in string.gmatch(ids, '([^,]*),') do request.filter_ids[#request.filter_ids + 1] = filter_id end
+end
+
 -- SEARCH_ARGUMENTS: how many arguments search_request reads
-local SEARCH_ARGUMENTS = 12
+local SEARCH_ARGUMENTS = 15
 
 -- search_request reads a search's arguments from ARGV[first] on (their order
 -- is in search.lua's header). Numbers stay strings until a phase needs them:
 -- turning a 13-digit string into a number is not cheap, and the lease end is
 -- only ever a score for Redis.
 local function search_request(first)
-  local filter = nil
-  if ARGV[first + 4] ~= '' then filter = decode_task(ARGV[first + 4]) end
   local none = {} -- shared by the id sets that are empty; nobody writes to them
-  return {
+  local request = {
     now = tonumber(ARGV[first]),
     worker = ARGV[first + 1],
     expiry = ARGV[first + 2],
     expiry_ms = ARGV[first + 3],
-    filter = filter,
     floor = ARGV[first + 5],
     done = id_set(ARGV[first + 6], none),
     leased = id_set(ARGV[first + 7], none),
@@ -253,5 +416,9 @@ local function search_request(first)
     exclude = id_set(ARGV[first + 9], none),
     self_key = ARGV[first + 10],
     resume = ARGV[first + 11],
+    slot = ARGV[first + 13],
+    park_until = ARGV[first + 14],
   }
+  read_filters(request, ARGV[first + 4], ARGV[first + 12])
+  return request
 end

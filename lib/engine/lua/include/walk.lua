@@ -3,12 +3,13 @@
 -- pool) needs none of it.
 --
 -- A walk is a table { left = how many members it may still visit, from =
--- the member to resume after (nil: the start), ctx = the script's context }. visit(id) answers true
--- (found: stop), false (go on) or 'gone' (the id has no readable record:
--- the member met is dropped, with the id's other entries). A walk that runs
--- out of visits stops with walk.exhausted = true and walk.last = the last
--- member visited, so the next script can resume after it: no script walks
--- an unbounded part of the queue.
+-- the member to resume after (nil: the start), ctx = the script's context }.
+-- visit(id) answers true (found: stop), false (go on), 'gone' (the id has no
+-- readable record: the member met is dropped, with the id's other entries)
+-- or 'stale' (the member met is dropped). A walk that runs out of visits
+-- stops with walk.exhausted = true and walk.last = the last member visited,
+-- so the next script can resume after it: no script walks an unbounded part
+-- of the queue.
 
 local walks_module = nil
 local function walks()
@@ -22,6 +23,9 @@ local function walks()
     if found == 'gone' then
       redis.call('ZREM', key, member)
       orphans().forget(id, walk.ctx)
+      return false
+    elseif found == 'stale' then
+      redis.call('ZREM', key, member)
       return false
     end
     return found

@@ -1,0 +1,49 @@
+import { Redis, type Command } from 'ioredis';
+import { scripts } from '../../lib/engine/lua/scripts.js';
+import { redisUrl } from './queue.js';
+
+/** CountingClient tells how many times Redis ran each of the engine's scripts for one client. */
+export interface CountingClient {
+  readonly client: Redis;
+  /** how many scripts ran, in all or of one name (a key of lib/engine/lua/scripts.ts) */
+  scripts: (name?: string) => number;
+  reset: () => void;
+}
+
+const nameBySha = new Map(Object.entries(scripts).map(([name, script]) => [script.sha, name]));
+const nameBySource = new Map(
+  Object.entries(scripts).map(([name, script]) => [script.source, name]),
+);
+
+/**
+ * countingClient is a client that counts the scripts Redis ran for it: an
+ * EVALSHA that came back with NOSCRIPT is not counted (its EVAL is), and a
+ * command the offline queue sends again once connected is counted once.
+ */
+export function countingClient(): CountingClient {
+  const client = new Redis(redisUrl());
+  const counts = new Map<string, number>();
+  const seen = new WeakSet<Command>();
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = (command: Command, stream?: never) => {
+    if ((command.name === 'evalsha' || command.name === 'eval') && !seen.has(command)) {
+      seen.add(command);
+      const head = String(command.args[0]);
+      const name =
+        (command.name === 'evalsha' ? nameBySha.get(head) : nameBySource.get(head)) ?? 'other';
+      command.promise.then(
+        () => counts.set(name, (counts.get(name) ?? 0) + 1),
+        () => {},
+      );
+    }
+    return send(command, stream);
+  };
+  return {
+    client,
+    scripts: (name) =>
+      name === undefined
+        ? [...counts.values()].reduce((sum, count) => sum + count, 0)
+        : (counts.get(name) ?? 0),
+    reset: () => counts.clear(),
+  };
+}

@@ -1,0 +1,190 @@
+import { Redis } from 'ioredis';
+import type { Engine } from '../lib/engine/engine.js';
+import { filterList, searchFor, unparkSlots } from '../lib/engine/runtime.js';
+import { Label, Method } from '../lib/task/label.js';
+import type { Task } from '../lib/task/task.js';
+import { redisUrl, useQueue, type TestQueue } from './harness/queue.js';
+
+// Idle slots of the worker runtime park in the queue: the search that found
+// no work parks its slot, and a script that makes a task claimable names one
+// parked slot that may take it on the queue's signal channel (include/index.lua
+// finish). These tests drive the engine calls the runtime makes, on a fake
+// clock, and read the channel themselves.
+
+const queue = useQueue('2023-10-20T00:00:00Z');
+
+interface Message {
+  s?: string[];
+  a?: number;
+  d?: number;
+}
+
+/**
+ * listen subscribes to the queue's signal channel and collects its messages;
+ * settled() resolves once every message published so far has arrived (a
+ * marker published after them comes last: one channel keeps its order).
+ */
+async function listen(
+  q: TestQueue,
+): Promise<{ messages: Message[]; settled(): Promise<void>; stop(): Promise<void> }> {
+  const subscriber = new Redis(redisUrl());
+  const messages: Message[] = [];
+  const markers = new Map<number, () => void>();
+  let marker = 0;
+  subscriber.on('message', (_channel: string, message: string) => {
+    const parsed = JSON.parse(message) as Message & { marker?: number };
+    if (parsed.marker === undefined) messages.push(parsed);
+    else markers.get(parsed.marker)?.();
+  });
+  await subscriber.subscribe(`${q.prefix}:signal`);
+  return {
+    messages,
+    settled: () => {
+      const mine = ++marker;
+      const arrived = new Promise<void>((resolve) => markers.set(mine, resolve));
+      return q.redis
+        .publish(`${q.prefix}:signal`, JSON.stringify({ marker: mine }))
+        .then(() => arrived);
+    },
+    stop: async () => {
+      await subscriber.quit();
+    },
+  };
+}
+
+/** park searches as slot `slot` of the engine's worker would, parking until `untilMs` when idle. */
+function park(
+  engine: Engine,
+  slot: string,
+  filters: Task[] = [],
+  untilMs = Date.parse('2023-10-20T01:00:00Z'),
+) {
+  return searchFor(engine, filterList(filters), [], { slot, untilMs });
+}
+
+/** woken: the slots the channel's messages named so far. */
+async function woken(channel: Awaited<ReturnType<typeof listen>>): Promise<string[]> {
+  await channel.settled();
+  return channel.messages.flatMap((message) => message.s ?? []);
+}
+
+describe('parked slots', () => {
+  it('parks a slot whose search found nothing, and a create wakes exactly that one slot', async () => {
+    const q = queue();
+    const channel = await listen(q);
+    try {
+      const eon = q.engine('eon');
+      const etw = q.engine('etw');
+      // the earliest deadline first: the slot that parked longest ago
+      expect(await park(etw, '0', [], Date.parse('2023-10-20T00:59:00Z'))).toBeUndefined();
+      expect(await park(eon, '0', [], Date.parse('2023-10-20T01:00:00Z'))).toBeUndefined();
+      expect(await park(etw, '1', [], Date.parse('2023-10-20T01:01:00Z'))).toBeUndefined();
+      expect(await q.redis.hlen(`${q.prefix}:parked-slots`)).toBe(3);
+
+      await q.engine('producer').create({ meta: { k: 'a' } });
+      expect(await woken(channel)).toEqual(['etw\u00000']);
+      expect(await q.redis.hlen(`${q.prefix}:parked-slots`)).toBe(2);
+      await q.engine('producer').create({ meta: { k: 'b' } });
+      expect(await woken(channel)).toEqual(['etw\u00000', 'eon\u00000']);
+    } finally {
+      await channel.stop();
+    }
+  });
+
+  it('wakes only a slot whose filters match the new task', async () => {
+    const q = queue();
+    const channel = await listen(q);
+    try {
+      const eon = q.engine('eon');
+      const etw = q.engine('etw');
+      await park(eon, '0', [{ meta: { kind: 'a' } }]);
+      await park(etw, '0', [{ meta: { kind: 'b' } }, { meta: { kind: 'c' } }]);
+      await q.engine('producer').create({ meta: { kind: 'c' } });
+      expect(await woken(channel)).toEqual(['etw\u00000']);
+      await q.engine('producer').create({ meta: { kind: 'x' } });
+      expect(await woken(channel)).toEqual(['etw\u00000']); // nobody wants x
+      await q.engine('producer').create({ meta: { kind: 'a' } });
+      expect(await woken(channel)).toEqual(['etw\u00000', 'eon\u00000']);
+    } finally {
+      await channel.stop();
+    }
+  });
+
+  it('wakes a slot of the unicast task’s worker only', async () => {
+    const q = queue();
+    const channel = await listen(q);
+    try {
+      await park(q.engine('eon'), '0');
+      await park(q.engine('etw'), '3');
+      await q.engine('producer').create({
+        meta: { k: 'u' },
+        node: { [Label.Method]: Method.Uni, [Label.Worker]: 'etw' },
+      });
+      expect(await woken(channel)).toEqual(['etw\u00003']);
+    } finally {
+      await channel.stop();
+    }
+  });
+
+  it('skips a slot whose worker the share gate would refuse', async () => {
+    const q = queue();
+    const channel = await listen(q);
+    try {
+      const producer = q.engine('producer');
+      const eon = q.engine('eon');
+      const etw = q.engine('etw');
+      await producer.create({ meta: { k: '1' } });
+      await producer.create({ meta: { k: '2' } });
+      expect(await eon.search()).toBeDefined();
+      expect(await etw.search()).toBeDefined();
+      // both own one of two tasks: their shares are used up, and they park, etw first
+      expect(await park(etw, '0', [], Date.parse('2023-10-20T00:59:00Z'))).toBeUndefined();
+      expect(await park(eon, '0', [], Date.parse('2023-10-20T01:00:00Z'))).toBeUndefined();
+      // n = 3: the remainder goes to the first id, so eon may take one more, etw not
+      await producer.create({ meta: { k: '3' } });
+      expect(await woken(channel)).toEqual(['eon\u00000']);
+    } finally {
+      await channel.stop();
+    }
+  });
+
+  it('drops a slot whose deadline passed (its worker is gone) and wakes a live one', async () => {
+    const q = queue();
+    const channel = await listen(q);
+    try {
+      await park(q.engine('gone'), '0', [], Date.parse('2023-10-20T00:00:15Z'));
+      q.clock.set('2023-10-20T00:00:20Z');
+      await park(q.engine('live'), '0', [], Date.parse('2023-10-20T00:00:35Z'));
+      await q.engine('producer').create({ meta: { k: 'a' } });
+      expect(await woken(channel)).toEqual(['live\u00000']);
+      expect(await q.redis.hkeys(`${q.prefix}:parked-slots`)).toEqual([]);
+    } finally {
+      await channel.stop();
+    }
+  });
+
+  it('unparks a slot that searches again, and the slots of a worker that stops', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    await park(eon, '0');
+    await park(eon, '1');
+    await q.engine('producer').create({ meta: { k: 'a' } }); // wakes slot 0
+    expect((await park(eon, '0'))?.meta).toEqual({ k: 'a' });
+    expect(await q.redis.hkeys(`${q.prefix}:parked-slots`)).toEqual(['eon\u00001']);
+    await unparkSlots(eon, ['0', '1']);
+    expect(await q.redis.exists(`${q.prefix}:parked-slots`, `${q.prefix}:parked`)).toBe(0);
+  });
+
+  it('names no slot for a broadcast task, but tells every worker one came', async () => {
+    const q = queue();
+    const channel = await listen(q);
+    try {
+      await park(q.engine('eon'), '0');
+      await q.engine('producer').create({ meta: { k: 'b' }, node: { [Label.Method]: Method.All } });
+      await channel.settled();
+      expect(channel.messages).toEqual([{ a: 1 }]);
+    } finally {
+      await channel.stop();
+    }
+  });
+});

@@ -1,0 +1,17 @@
+--[[ unpark: take slots of a worker off the queue's idle list, so that no
+  wake-up goes to them (a worker that stops).
+
+  KEYS     every key of the queue
+  ARGV[1]  now_ms
+  ARGV[2]  worker
+  ARGV[3..] the slots
+
+  Returns  1
+  Errors   none
+]]
+--- @include "task"
+--- @include "has"
+--- @include "index"
+
+for index = 3, #ARGV do parking().unpark(ARGV[2] .. '\0' .. ARGV[index]) end
+return 1
