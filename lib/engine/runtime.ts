@@ -2,7 +2,7 @@ import type { Task } from '../task/task.js';
 import { encodeTask } from '../task/codec.js';
 import { validateFilter } from '../task/validate.js';
 import { fromReply } from '../errors.js';
-import { Label } from '../task/label.js';
+import { readObjectId } from '../task/snapshot.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { prepareDelete } from './delete.js';
 import { contextOf } from './handle.js';
@@ -125,7 +125,7 @@ export function searchExcluding(
 export async function releaseTask(engine: object, task: Task): Promise<boolean> {
   const context = contextOf(engine);
   assertOpen(context, 'release');
-  const id = task.core?.[Label.Object];
+  const id = readObjectId(task); // the task a handler had: read once, whatever it became
   if (id === undefined) return false;
   const now = readClock(context.clock);
   return (await run(context, 'release', [now.getTime(), id, context.options.worker])) === 1;

@@ -2,7 +2,7 @@
 // long ones cut short, anything else by its kind.
 
 /** quote writes a string as a JSON literal, so blanks and control characters show. */
-export function quote(text: string): string {
+function quote(text: string): string {
   return JSON.stringify(text);
 }
 

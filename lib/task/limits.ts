@@ -67,7 +67,10 @@ function checkCount(what: string, name: MapName, size: number, kind: ArgumentKin
   }
 }
 
-function countLimit(name: MapName, kind: ArgumentKind): { limit: number; noun: string; unit: string } {
+function countLimit(
+  name: MapName,
+  kind: ArgumentKind,
+): { limit: number; noun: string; unit: string } {
   if (kind === 'query') {
     return { limit: limits.pairsPerQueryMap, noun: 'pairs', unit: 'pairs per query map' };
   }

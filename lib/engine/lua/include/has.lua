@@ -25,20 +25,27 @@ local function is_exact_key(pattern)
   return string.sub(pattern, 1, 1) ~= '*' and (length == 0 or string.sub(pattern, length, length) ~= '*')
 end
 
+-- every pair of the query matches some label; a pair with an exact key is a
+-- lookup (a decoded map is a table), only a pattern key walks the labels
 local function has(labels, query)
   if query == nil then return false end
   local first_key, first_value = next(query)
   if first_key == '*' and first_value == '*' and next(query, first_key) == nil then return true end
   if labels == nil or next(labels) == nil or first_key == nil then return false end
   for query_key, query_value in pairs(query) do
-    local found = false
-    for key, value in pairs(labels) do
-      if key_matches(query_key, key) and (query_value == '*' or query_value == value) then
-        found = true
-        break
+    if is_exact_key(query_key) then
+      local value = labels[query_key]
+      if value == nil or not (query_value == '*' or query_value == value) then return false end
+    else
+      local found = false
+      for key, value in pairs(labels) do
+        if key_matches(query_key, key) and (query_value == '*' or query_value == value) then
+          found = true
+          break
+        end
       end
+      if not found then return false end
     end
-    if not found then return false end
   end
   return true
 end
