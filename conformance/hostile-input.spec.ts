@@ -386,6 +386,25 @@ describe('size limits (S3): a TaskLimitError before anything reaches Redis', () 
     );
   });
 
+  it('pattern pairs: per query over all its maps, and per root', async () => {
+    const { eon } = await claimed();
+    const eight = {
+      meta: { 'a*': '*', '*b': '*', '*c*': '*', '*': 'x', exact: '*' },
+      node: { 'n*': '*', '*o': '*', '**': 'y', 'm*': 'y', exact: 'y' },
+    };
+    await expect(eon.exists(eight)).resolves.toBe(false);
+    const nine = { ...eight, cron: { 'c*': '*' } };
+    await expectRejected(
+      () => eon.exists(nine),
+      /exists: the query has 9 pairs with a pattern key .*; the limit is 8 pattern pairs per query/,
+    );
+    const root = Object.fromEntries(Array.from({ length: 9 }, (_, index) => [`r${index}*`, 'x']));
+    await expectRejected(
+      () => eon.create({ meta, root }),
+      /create: Task\.root has 9 pairs with a pattern key/,
+    );
+  });
+
   it('limits come right after the shape rules: before C2, after S2', async () => {
     const { eon } = await claimed();
     const manyAndCore = { core: { [Label.Worker]: 'x' }, meta: labels(limits.labelsPerMap + 1) };

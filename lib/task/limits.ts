@@ -1,4 +1,5 @@
 import { TaskLimitError } from '../errors.js';
+import { isExactKey } from '../matcher/pattern.js';
 import { quoteShort } from './describe.js';
 import { mapNames, type MapName, type Task } from './task.js';
 
@@ -16,6 +17,12 @@ export const limits = {
   pairsPerRoot: 32,
   /** Pairs in one map of a query: exists, lister, a search filter, a handler's labels. */
   pairsPerQueryMap: 64,
+  /**
+   * Pairs with a pattern key (`*`, `*x*`, `*x`, `x*`) in one query, all its
+   * maps together, or in one root: each walks every label of the map it is
+   * matched against, where an exact key is a lookup.
+   */
+  patternPairs: 8,
   /** UTF-8 bytes of one label key. */
   keyBytes: 1_024,
   /** UTF-8 bytes of one label value. */
@@ -30,24 +37,34 @@ export type ArgumentKind = 'task' | 'query';
 /**
  * checkLimits throws a TaskLimitError for the first limit a snapshot breaks:
  * per map in the order core … sync, its label count, then each key and value;
- * then the size of the whole. The snapshot holds well-formed strings only (S2).
+ * then the pattern pairs of a query (or of a task's root); then the size of
+ * the whole. The snapshot holds well-formed strings only (S2).
  */
 export function checkLimits(what: string, task: Task, kind: ArgumentKind): void {
   // An upper bound of the JSON's bytes: a UTF-16 unit takes at most 6 bytes
   // (`\u001f`), quotes, colon and comma 6 per label. Exact only when needed.
   let bound = 2;
+  let patterns = 0;
   for (const name of mapNames) {
     const labels = task[name];
     if (labels === undefined) continue;
     const keys = Object.keys(labels);
     checkCount(what, name, keys.length, kind);
     bound += name.length + 6;
+    const walks = kind === 'query' || name === 'root';
     for (const key of keys) {
       const value = labels[key] ?? '';
       checkBytes(what, name, key, 'key', limits.keyBytes);
       checkBytes(what, name, key, 'value', limits.valueBytes, value);
       bound += 6 * (key.length + value.length) + 6;
+      if (walks && !isExactKey(key)) patterns++;
     }
+  }
+  if (patterns > limits.patternPairs) {
+    const where = kind === 'query' ? 'the query' : 'Task.root';
+    throw new TaskLimitError(
+      `${what}: ${where} has ${count(patterns)} pairs with a pattern key ("*", "*x*", "*x", "x*"); the limit is ${count(limits.patternPairs)} pattern pairs per ${kind === 'query' ? 'query' : 'root'}`,
+    );
   }
   if (bound <= limits.taskBytes) return;
   const bytes = Buffer.byteLength(JSON.stringify(task));

@@ -28,6 +28,7 @@ describe('the limits (S3)', () => {
       labelsPerMap: 256,
       pairsPerRoot: 32,
       pairsPerQueryMap: 64,
+      patternPairs: 8,
       keyBytes: 1_024,
       valueBytes: 65_536,
       taskBytes: 1_048_576,
@@ -73,6 +74,21 @@ describe('the limits (S3)', () => {
     );
   });
 
+  it('count the pattern pairs of a query over all its maps, and of a root', () => {
+    const patterns = (n: number, from = 0) =>
+      Object.fromEntries(Array.from({ length: n }, (_, index) => [`p${from + index}*`, '*']));
+    const query = { meta: { ...patterns(5), exact: 'x' }, node: patterns(4, 5) };
+    expect(() => validateExists(query)).toThrow(
+      'exists: the query has 9 pairs with a pattern key ("*", "*x*", "*x", "x*"); the limit is 8 pattern pairs per query',
+    );
+    expect(() => validateFilter({ meta: patterns(8), node: { exact: '*' } })).not.toThrow();
+    expect(() => validateCreate({ meta, root: patterns(9) }, now)).toThrow(
+      'create: Task.root has 9 pairs with a pattern key ("*", "*x*", "*x", "x*"); the limit is 8 pattern pairs per root',
+    );
+    // only a root walks other labels: patterns in other maps of a task are plain keys
+    expect(() => validateCreate({ meta: patterns(20) }, now)).not.toThrow();
+  });
+
   it('come after the shape rules and before every other rule', () => {
     const many = labels(limits.labelsPerMap + 1);
     // S2 first: a number value decides even beside a map over its limit
@@ -93,7 +109,7 @@ describe('the limits (S3)', () => {
   // let through what the exact count rejects, nor reject what it accepts.
   it('agree with a plain count on random arguments', () => {
     const text = fc.string({
-      unit: fc.constantFrom('a', '\u0001', '"', 'é', '€', '\u{1F600}'),
+      unit: fc.constantFrom('a', '*', '\u0001', '"', 'é', '€', '\u{1F600}'),
       maxLength: 40,
     });
     const repeated = (times: number) =>
@@ -135,6 +151,7 @@ function throwsLimit(check: () => void): boolean {
 
 /** The limits, counted the plain way. */
 function beyondLimits(task: Task, kind: ArgumentKind): boolean {
+  let patterns = 0;
   for (const name of mapNames) {
     const map = task[name];
     if (map === undefined) continue;
@@ -149,7 +166,10 @@ function beyondLimits(task: Task, kind: ArgumentKind): boolean {
     for (const [key, value] of Object.entries(map)) {
       if (Buffer.byteLength(key) > limits.keyBytes) return true;
       if (Buffer.byteLength(value) > limits.valueBytes) return true;
+      const pattern = key.startsWith('*') || key.endsWith('*');
+      if (pattern && (kind === 'query' || name === 'root')) patterns++;
     }
   }
+  if (patterns > limits.patternPairs) return true;
   return Buffer.byteLength(JSON.stringify(task)) > limits.taskBytes;
 }
