@@ -67,12 +67,35 @@ export function checkLimits(what: string, task: Task, kind: ArgumentKind): void 
     );
   }
   if (bound <= limits.taskBytes) return;
-  const bytes = Buffer.byteLength(JSON.stringify(task));
+  const bytes = jsonBytes(task, limits.taskBytes);
   if (bytes > limits.taskBytes) {
     throw new TaskLimitError(
-      `${what}: the ${kind} is ${count(bytes)} bytes of JSON; the limit is ${count(limits.taskBytes)} bytes per ${kind}`,
+      `${what}: the ${kind} is more than ${count(limits.taskBytes)} bytes of JSON (${count(bytes)} counted so far); the limit is ${count(limits.taskBytes)} bytes per ${kind}`,
     );
   }
+}
+
+/**
+ * jsonBytes counts the UTF-8 bytes of `JSON.stringify(task)`, label by label,
+ * and stops once the count passes `stop`: a task of many megabytes costs no
+ * more than the limit to reject.
+ */
+export function jsonBytes(task: Task, stop: number): number {
+  const text = (value: string) => Buffer.byteLength(JSON.stringify(value));
+  let total = 1; // {
+  let maps = 0;
+  for (const name of mapNames) {
+    const labels = task[name];
+    if (labels === undefined) continue;
+    total += (maps++ > 0 ? 1 : 0) + text(name) + 2; // ,"name":{
+    let pairs = 0;
+    for (const key of Object.keys(labels)) {
+      total += (pairs++ > 0 ? 1 : 0) + text(key) + 1 + text(labels[key] ?? ''); // ,"key":"value"
+      if (total > stop) return total;
+    }
+    total += 1; // }
+  }
+  return total + 1; // }
 }
 
 function checkCount(what: string, name: MapName, size: number, kind: ArgumentKind): void {

@@ -6,7 +6,7 @@ import {
   TaskMetaEmptyError,
 } from '../../lib/errors.js';
 import { Label } from '../../lib/task/label.js';
-import { checkLimits, limits, type ArgumentKind } from '../../lib/task/limits.js';
+import { checkLimits, jsonBytes, limits, type ArgumentKind } from '../../lib/task/limits.js';
 import { mapNames, type Labels, type Task } from '../../lib/task/task.js';
 import {
   validateCreate,
@@ -58,7 +58,7 @@ describe('the limits (S3)', () => {
     // three values of 60,000 bytes each, 360,000 bytes each as JSON (\u0001)
     const task = { meta: labels(3, '\u0001'.repeat(60_000)) };
     expect(() => validateCreate(task, now)).toThrow(
-      /create: the task is 1,080,\d{3} bytes of JSON; the limit is 1,048,576 bytes per task/,
+      'create: the task is more than 1,048,576 bytes of JSON (1,080,032 counted so far)',
     );
   });
 
@@ -131,6 +131,8 @@ describe('the limits (S3)', () => {
         expect(throwsLimit(() => checkLimits('x', argument, kind))).toBe(
           beyondLimits(argument, kind),
         );
+        // counted label by label, the JSON's bytes are exact
+        expect(jsonBytes(argument, Infinity)).toBe(Buffer.byteLength(JSON.stringify(argument)));
       }),
       { numRuns: 200 },
     );
