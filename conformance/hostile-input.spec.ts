@@ -7,6 +7,7 @@ import {
   TaskLimitError,
   TaskOutdatedError,
 } from '../lib/errors.js';
+import { maxDurationMs } from '../lib/engine/options.js';
 import { Label, Method } from '../lib/task/label.js';
 import { limits } from '../lib/task/limits.js';
 import type { Labels, Task } from '../lib/task/task.js';
@@ -244,6 +245,14 @@ describe('worker ids and queue names follow the label value rules (1.8)', () => 
     expect(() => queue().engine('eon', { queue: 'q'.repeat(limits.keyBytes + 1) })).toThrow(
       TypeError,
     );
+  });
+
+  it('an expiry beyond what a timer waits, or a cleanup beyond 100 years, is a TypeError', () => {
+    const { expiry, cleanup } = maxDurationMs;
+    expect(() => queue().engine('eon', { expiry: Number.MAX_SAFE_INTEGER })).toThrow(TypeError);
+    expect(() => queue().engine('eon', { expiry: expiry + 1 })).toThrow(/at most 2,147,483,647/);
+    expect(() => queue().engine('eon', { cleanup: cleanup + 1 })).toThrow(TypeError);
+    expect(queue().engine('eon', { expiry, cleanup }).worker).toBe('eon');
   });
 
   it('two worker ids that differ only in astral characters are two owners', async () => {

@@ -13,22 +13,27 @@ export interface EngineOptions {
    */
   redis?: string | RedisOptions | Redis | Cluster;
   /**
-   * The queue's name; engines on different queues never see each other's tasks.
+   * The queue's name; engines on different queues never see each other's
+   * tasks. Well-formed, at most 1,024 bytes, without `}` (it is the Redis
+   * Cluster hash tag of the queue's keys).
    * @defaultValue `'default'`
    */
   queue?: string;
   /**
    * This process's worker id, written as the owner of the tasks it claims.
+   * Well-formed, at most 65,536 bytes (a label value).
    * @defaultValue a random UUID v4
    */
   worker?: string;
   /**
-   * The ownership lease in ms: how long a claim (or an extend) lasts.
+   * The ownership lease in ms: how long a claim (or an extend) lasts; at most
+   * 2,147,483,647 (the longest a Node.js timer waits).
    * @defaultValue 30 000
    */
   expiry?: number;
   /**
-   * Retention of tasks without a cron map that are not gate templates, in ms.
+   * Retention of tasks without a cron map that are not gate templates, in ms;
+   * at most 100 years.
    * @defaultValue 604 800 000 (7 days)
    */
   cleanup?: number;
@@ -64,7 +69,8 @@ export interface ResolvedEngineOptions {
  * surrogate would become U+FFFD and two ids could collide): the queue at most
  * `limits.keyBytes` bytes and without `}`, the worker at most
  * `limits.valueBytes` bytes (it is a label value). `expiry` and `cleanup` must
- * be positive integers and `clock` a function. Otherwise it throws a TypeError
+ * be positive integers up to maxDurationMs, and `clock` a function. Otherwise
+ * it throws a TypeError
  * naming the option. It reads REDIS_URL when it runs, never at import.
  */
 export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEngineOptions {
@@ -83,8 +89,8 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
     );
   }
   requireName('worker', worker, limits.valueBytes);
-  requirePositiveInteger('expiry', expiry);
-  requirePositiveInteger('cleanup', cleanup);
+  requireDuration('expiry', expiry);
+  requireDuration('cleanup', cleanup);
   if (typeof clock !== 'function')
     throw new TypeError('Engine option "clock" must be a function returning a Date');
   const envUrl = process.env['REDIS_URL'];
@@ -127,10 +133,19 @@ function requireName(name: string, value: unknown, maxBytes: number): asserts va
   }
 }
 
-function requirePositiveInteger(name: string, value: unknown): void {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+/**
+ * The longest lease and retention, in ms. A lease is timed by the worker
+ * runtime with Node.js timers, which wait at most 2^31 − 1 ms (about 24.8
+ * days; a longer one fires at once). A retention of up to 100 years keeps
+ * every instant the engine writes within what `formatTime` writes.
+ */
+export const maxDurationMs = { expiry: 2_147_483_647, cleanup: 3_155_760_000_000 } as const;
+
+function requireDuration(name: 'expiry' | 'cleanup', value: unknown): void {
+  const max = maxDurationMs[name];
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0 || value > max) {
     throw new TypeError(
-      `Engine option "${name}" must be a positive integer number of ms; got ${describe(value)}`,
+      `Engine option "${name}" must be a positive integer number of ms, at most ${max.toLocaleString('en-US')}; got ${describe(value)}`,
     );
   }
 }
