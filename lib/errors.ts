@@ -71,6 +71,18 @@ export class LabelValueError extends RescueError {
 }
 
 /**
+ * TaskLimitError: a task or query beyond one of the size limits of
+ * lib/task/limits.ts (labels per map, bytes per key or value, pairs per query
+ * map or root, bytes per task). The message names the map, the limit and the
+ * actual value; nothing reached Redis.
+ */
+export class TaskLimitError extends RescueError {
+  constructor(message: string) {
+    super('TASK_LIMIT', message);
+  }
+}
+
+/**
  * TaskNotFoundError: `delete`, `extend` or `cycles` of a task that is not in
  * the queue (deleted, made obsolete, or replaced). A worker treats it as lost
  * ownership and stops working on the task.
@@ -102,6 +114,7 @@ export const errorByCode = {
   TASK_NODE: TaskNodeError,
   LABEL_RESERVED: LabelReservedError,
   LABEL_VALUE: LabelValueError,
+  TASK_LIMIT: TaskLimitError,
   TASK_NOT_FOUND: TaskNotFoundError,
   TASK_OUTDATED: TaskOutdatedError,
 } as const satisfies Record<string, new (message: string) => RescueError>;

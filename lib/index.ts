@@ -21,6 +21,7 @@ export {
   TaskNodeError,
   LabelReservedError,
   LabelValueError,
+  TaskLimitError,
   TaskNotFoundError,
   TaskOutdatedError,
 } from './errors.js';

@@ -18,6 +18,7 @@ describe('errors', () => {
       'TASK_NODE',
       'LABEL_RESERVED',
       'LABEL_VALUE',
+      'TASK_LIMIT',
       'TASK_NOT_FOUND',
       'TASK_OUTDATED',
     ]);

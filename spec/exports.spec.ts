@@ -16,6 +16,7 @@ describe('the public entry', () => {
         'TaskCronError',
         'TaskEmptyError',
         'TaskGateError',
+        'TaskLimitError',
         'TaskMetaEmptyError',
         'TaskNodeError',
         'TaskNotFoundError',

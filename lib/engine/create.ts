@@ -1,6 +1,7 @@
 import { copyLabels, copyTask, encodeTask } from '../task/codec.js';
 import { Label, Method } from '../task/label.js';
-import type { Labels, Task } from '../task/task.js';
+import type { Snapshot } from '../task/snapshot.js';
+import type { Task } from '../task/task.js';
 import { formatTime } from '../task/time.js';
 import { validateCreate } from '../task/validate.js';
 import { schedule } from '../schedule/index.js';
@@ -9,16 +10,17 @@ import { layoutVersion } from './keys.js';
 import { run } from './run.js';
 
 /**
- * createTask stores a new task (semantics 3.1): validation, then one script
- * that mints the object id and indexes the task. Returns the stored task and
- * applies the same additions to the caller's object.
+ * createTask stores a new task (semantics 3.1): validation of a snapshot of
+ * the argument, then one script that mints the object id and indexes the
+ * snapshot. Returns the stored task, and applies the same additions to the
+ * caller's object where it takes them.
  */
 export async function createTask(context: EngineContext, argument: unknown): Promise<Task> {
   assertOpen(context, 'create');
   const now = readClock(context.clock);
-  const { task, plan } = validateCreate(argument, now);
+  const { task: stored, sources, plan } = validateCreate(argument, now);
 
-  const stored = copyTask(task);
+  // the snapshot is ours: it becomes the stored task
   stored.core = stored.core ?? {};
   stored.node = stored.node ?? { [Label.Method]: Method.Any };
   let tickP1Ms: number | '' = '';
@@ -42,25 +44,38 @@ export async function createTask(context: EngineContext, argument: unknown): Pro
     layoutVersion,
   ])) as string;
   stored.core[Label.Object] = id;
-  applyAdditions(argument as Record<string, unknown>, stored);
+  applyAdditions(argument as object, sources, stored, plan.ticks !== undefined);
   return copyTask(stored);
 }
 
-/** The caller's object gets the object id, a template's ticks and a default node. */
-function applyAdditions(caller: Record<string, unknown>, stored: Task): void {
-  const core = (caller['core'] ?? {}) as Labels;
-  core[Label.Object] = stored.core?.[Label.Object] ?? '';
-  caller['core'] = core;
-  if (
-    stored.cron?.[Label.TickM1] !== undefined &&
-    caller['cron'] !== undefined &&
-    caller['cron'] !== null
-  ) {
-    const cron = caller['cron'] as Labels;
-    cron[Label.TickM1] = stored.cron[Label.TickM1] ?? '';
-    cron[Label.TickP1] = stored.cron[Label.TickP1] ?? '';
+/**
+ * applyAdditions gives the caller's object the object id, a template's ticks
+ * and a default node (semantics 3.1 step 4), into the map objects validation
+ * read. The task is stored by now, so nothing here may throw: an addition a
+ * frozen, sealed or non-extensible object, a getter-only property or a proxy
+ * refuses is skipped (the returned task has it).
+ */
+function applyAdditions(
+  caller: object,
+  sources: Snapshot['sources'],
+  stored: Task,
+  ticked: boolean,
+): void {
+  const core = stored.core ?? {};
+  if (sources.core === undefined) attempt(caller, 'core', copyLabels(core));
+  else attempt(sources.core, Label.Object, core[Label.Object]);
+  if (ticked && sources.cron !== undefined) {
+    attempt(sources.cron, Label.TickM1, stored.cron?.[Label.TickM1]);
+    attempt(sources.cron, Label.TickP1, stored.cron?.[Label.TickP1]);
   }
-  if ((caller['node'] === undefined || caller['node'] === null) && stored.node !== undefined) {
-    caller['node'] = copyLabels(stored.node);
+  if (sources.node === undefined) attempt(caller, 'node', copyLabels(stored.node ?? {}));
+}
+
+/** attempt sets a property where the object takes it; Reflect.set answers false instead of throwing. */
+function attempt(target: object, key: string, value: unknown): void {
+  try {
+    Reflect.set(target, key, value);
+  } catch {
+    // a proxy's trap threw: the caller keeps its object as it is
   }
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { systemClock, type Clock } from '../clock.js';
+import { describe, reason } from '../task/describe.js';
+import { limits } from '../task/limits.js';
 
 /** EngineOptions configures an Engine; every option has a default. */
 export interface EngineOptions {
@@ -11,22 +13,27 @@ export interface EngineOptions {
    */
   redis?: string | RedisOptions | Redis | Cluster;
   /**
-   * The queue's name; engines on different queues never see each other's tasks.
+   * The queue's name; engines on different queues never see each other's
+   * tasks. Well-formed, at most 1,024 bytes, without `}` (it is the Redis
+   * Cluster hash tag of the queue's keys).
    * @defaultValue `'default'`
    */
   queue?: string;
   /**
    * This process's worker id, written as the owner of the tasks it claims.
+   * Well-formed, at most 65,536 bytes (a label value).
    * @defaultValue a random UUID v4
    */
   worker?: string;
   /**
-   * The ownership lease in ms: how long a claim (or an extend) lasts.
+   * The ownership lease in ms: how long a claim (or an extend) lasts; at most
+   * 2,147,483,647 (the longest a Node.js timer waits).
    * @defaultValue 30 000
    */
   expiry?: number;
   /**
-   * Retention of tasks without a cron map that are not gate templates, in ms.
+   * Retention of tasks without a cron map that are not gate templates, in ms;
+   * at most 100 years.
    * @defaultValue 604 800 000 (7 days)
    */
   cleanup?: number;
@@ -56,41 +63,89 @@ export interface ResolvedEngineOptions {
 }
 
 /**
- * resolveEngineOptions applies the defaults and checks the options: `queue`
- * and `worker` must be non-empty strings, `expiry` and `cleanup` positive
- * integers, `clock` a function; otherwise it throws a TypeError naming the
- * option. It reads REDIS_URL when it runs, never at import.
+ * resolveEngineOptions applies the defaults and checks the options; `null`
+ * or `undefined` means all defaults. `queue` and `worker` must be non-empty,
+ * well-formed strings (they are written to Redis as UTF-8, where a lone
+ * surrogate would become U+FFFD and two ids could collide): the queue at most
+ * `limits.keyBytes` bytes and without `}`, the worker at most
+ * `limits.valueBytes` bytes (it is a label value). `expiry` and `cleanup` must
+ * be positive integers up to maxDurationMs, and `clock` a function. Otherwise
+ * it throws a TypeError
+ * naming the option. It reads REDIS_URL when it runs, never at import.
  */
-export function resolveEngineOptions(options: EngineOptions = {}): ResolvedEngineOptions {
-  const queue = options.queue ?? engineDefaults.queue;
-  const worker = options.worker ?? randomUUID();
-  const expiry = options.expiry ?? engineDefaults.expiry;
-  const cleanup = options.cleanup ?? engineDefaults.cleanup;
-  const clock = options.clock ?? systemClock;
-  requireName('queue', queue);
-  requireName('worker', worker);
-  requirePositiveInteger('expiry', expiry);
-  requirePositiveInteger('cleanup', cleanup);
+export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEngineOptions {
+  const given = readOptions(options);
+  const queue = given.queue ?? engineDefaults.queue;
+  const worker = given.worker ?? randomUUID();
+  const expiry = given.expiry ?? engineDefaults.expiry;
+  const cleanup = given.cleanup ?? engineDefaults.cleanup;
+  const clock = given.clock ?? systemClock;
+  requireName('queue', queue, limits.keyBytes);
+  // `{<queue>}` is the Redis Cluster hash tag of the queue's keys: a `}` would
+  // end it early, and a leading one would leave it empty (keys in many slots)
+  if (queue.includes('}')) {
+    throw new TypeError(
+      `Engine option "queue" must not contain "}": it would end the Redis Cluster hash tag {<queue>} of the queue's keys; got ${describe(queue)}`,
+    );
+  }
+  requireName('worker', worker, limits.valueBytes);
+  requireDuration('expiry', expiry);
+  requireDuration('cleanup', cleanup);
   if (typeof clock !== 'function')
     throw new TypeError('Engine option "clock" must be a function returning a Date');
   const envUrl = process.env['REDIS_URL'];
   const redis =
-    options.redis ?? (envUrl !== undefined && envUrl !== '' ? envUrl : engineDefaults.redisUrl);
+    given.redis ?? (envUrl !== undefined && envUrl !== '' ? envUrl : engineDefaults.redisUrl);
   return Object.freeze({ redis, queue, worker, expiry, cleanup, clock });
 }
 
-function requireName(name: string, value: unknown): void {
+/** readOptions reads each option once, into an object of ours. */
+function readOptions(options: unknown): EngineOptions {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== 'object') {
+    throw new TypeError(`Engine options must be an object; got ${describe(options)}`);
+  }
+  try {
+    const source = options as Record<string, unknown>;
+    const names = ['redis', 'queue', 'worker', 'expiry', 'cleanup', 'clock'] as const;
+    return Object.fromEntries(names.map((name) => [name, source[name]]));
+  } catch (error) {
+    throw new TypeError(`Engine options cannot be read: ${reason(error)}`);
+  }
+}
+
+function requireName(name: string, value: unknown, maxBytes: number): asserts value is string {
   if (typeof value !== 'string' || value === '') {
     throw new TypeError(
-      `Engine option "${name}" must be a non-empty string; got ${(JSON.stringify(value) as string | undefined) ?? String(value)}`,
+      `Engine option "${name}" must be a non-empty string; got ${describe(value)}`,
+    );
+  }
+  if (!value.isWellFormed()) {
+    throw new TypeError(
+      `Engine option "${name}" holds a lone UTF-16 surrogate, which Redis would store as U+FFFD; got ${describe(value)}`,
+    );
+  }
+  const bytes = Buffer.byteLength(value);
+  if (bytes > maxBytes) {
+    throw new TypeError(
+      `Engine option "${name}" is ${bytes} bytes long; the limit is ${maxBytes} bytes`,
     );
   }
 }
 
-function requirePositiveInteger(name: string, value: unknown): void {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+/**
+ * The longest lease and retention, in ms. A lease is timed by the worker
+ * runtime with Node.js timers, which wait at most 2^31 − 1 ms (about 24.8
+ * days; a longer one fires at once). A retention of up to 100 years keeps
+ * every instant the engine writes within what `formatTime` writes.
+ */
+export const maxDurationMs = { expiry: 2_147_483_647, cleanup: 3_155_760_000_000 } as const;
+
+function requireDuration(name: 'expiry' | 'cleanup', value: unknown): void {
+  const max = maxDurationMs[name];
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0 || value > max) {
     throw new TypeError(
-      `Engine option "${name}" must be a positive integer number of ms; got ${String(value)}`,
+      `Engine option "${name}" must be a positive integer number of ms, at most ${max.toLocaleString('en-US')}; got ${describe(value)}`,
     );
   }
 }

@@ -1,5 +1,5 @@
 import { fromReply } from '../errors.js';
-import { Label } from '../task/label.js';
+import { readObjectId } from '../task/snapshot.js';
 import type { Task } from '../task/task.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { prepareDelete } from './delete.js';
@@ -143,7 +143,7 @@ export async function unparkSlots(engine: object, slots: string[]): Promise<void
 export async function releaseTask(engine: object, task: Task): Promise<boolean> {
   const context = contextOf(engine);
   assertOpen(context, 'release');
-  const id = task.core?.[Label.Object];
+  const id = readObjectId(task); // the task a handler had: read once, whatever it became
   if (id === undefined) return false;
   const now = readClock(context.clock);
   return (await run(context, 'release', [now.getTime(), id, context.options.worker])) === 1;

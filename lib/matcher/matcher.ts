@@ -1,26 +1,35 @@
 import { mapNames, type Labels, type Task } from '../task/task.js';
-import { compileKeyPattern } from './pattern.js';
+import { compileKeyPattern, isExactKey, valueMatches } from './pattern.js';
 
 /**
  * has tells whether every pair of `query` matches some label of `labels`
  * (semantics §2.2). The query `{ '*': '*' }` matches everything, even absent
  * or empty labels; otherwise absent or empty labels, or an empty query, match
- * nothing.
+ * nothing. A pair with an exact key is a lookup; only a pattern key walks the
+ * labels, so the cost of a query does not grow with the labels it names.
  */
 export function has(labels: Labels | null | undefined, query: Labels | null | undefined): boolean {
   if (query === undefined || query === null) return false;
   const queryKeys = Object.keys(query);
   if (queryKeys.length === 1 && queryKeys[0] === '*' && query['*'] === '*') return true;
   if (labels === undefined || labels === null || queryKeys.length === 0) return false;
-  const labelKeys = Object.keys(labels);
-  if (labelKeys.length === 0) return false;
-  return queryKeys.every((queryKey) => {
+  let labelKeys: string[] | undefined; // listed once, for the first pattern key
+  for (const queryKey of queryKeys) {
+    const valuePattern = query[queryKey] as string;
+    if (isExactKey(queryKey)) {
+      // own enumerable labels only: `constructor` is not a label of `{}`
+      if (!isLabel(labels, queryKey)) return false;
+      if (!valueMatches(valuePattern, labels[queryKey] as string)) return false;
+      continue;
+    }
+    labelKeys ??= Object.keys(labels);
     const keyMatches = compileKeyPattern(queryKey);
-    const valuePattern = query[queryKey];
-    return labelKeys.some(
-      (key) => keyMatches(key) && (valuePattern === '*' || valuePattern === labels[key]),
+    const found = labelKeys.some(
+      (key) => keyMatches(key) && valueMatches(valuePattern, labels[key] as string),
     );
-  });
+    if (!found) return false;
+  }
+  return true;
 }
 
 /**
@@ -77,4 +86,8 @@ function define(labels: Labels, key: string, value: string): void {
     writable: true,
     configurable: true,
   });
+}
+
+function isLabel(labels: Labels, key: string): boolean {
+  return Object.prototype.propertyIsEnumerable.call(labels, key);
 }

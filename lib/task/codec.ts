@@ -20,19 +20,22 @@ export class MalformedTaskError extends Error {
  */
 export function copyLabels(labels: Labels): Labels {
   const copy: Labels = {};
-  for (const key of Object.keys(labels)) {
-    if (key === '__proto__') {
-      Object.defineProperty(copy, key, {
-        value: labels[key],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    } else {
-      copy[key] = labels[key] as string;
-    }
-  }
+  for (const key of Object.keys(labels)) setLabel(copy, key, labels[key] as string);
   return copy;
+}
+
+/** setLabel sets one label of a map of ours; `__proto__` becomes an own label, not the prototype. */
+export function setLabel(labels: Labels, key: string, value: string): void {
+  if (key === '__proto__') {
+    Object.defineProperty(labels, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  } else {
+    labels[key] = value;
+  }
 }
 
 /** copyTask returns a fresh task carrying copies of exactly the present maps. */

@@ -3,59 +3,24 @@ import {
   LabelValueError,
   TaskCoreError,
   TaskCronError,
-  TaskEmptyError,
   TaskGateError,
   TaskMetaEmptyError,
   TaskNodeError,
 } from '../errors.js';
 import { schedule } from '../schedule/index.js';
-import { copyLabels } from './codec.js';
+import { quoteShort } from './describe.js';
 import { Bypass, Gate, Label, Method, reservedScheme } from './label.js';
-import { mapNames, type Labels, type Task } from './task.js';
+import { readSnapshot, readTask, type Snapshot } from './snapshot.js';
+import type { Labels, Task } from './task.js';
 import { parseTime } from './time.js';
 
 // Validation is pure: each function checks one operation's rules in the order
-// of semantics §3 and throws the first failing rule's error. Rules that need
-// stored state (not found, outdated) run later, inside the operation's script.
-
-/**
- * readTask applies the shape rules S1 and S2 (semantics §3.0) and returns a
- * fresh task carrying copies of exactly the present maps (`null` and
- * `undefined` maps are absent; other properties are ignored).
- */
-export function readTask(argument: unknown, what: string): Task {
-  if (!isPlainObject(argument)) {
-    throw new TaskEmptyError(
-      `${what}: expected a task (a plain object of label maps); got ${describe(argument)}`,
-    );
-  }
-  const task: Task = {};
-  for (const name of mapNames) {
-    const labels = argument[name];
-    if (labels === undefined || labels === null) continue;
-    if (!isPlainObject(labels)) {
-      throw new LabelValueError(
-        `${what}: Task.${name} must be a plain object of string labels; got ${describe(labels)}`,
-      );
-    }
-    for (const key of Object.keys(labels)) {
-      const value = labels[key];
-      if (typeof value !== 'string') {
-        throw new LabelValueError(
-          `${what}: Task.${name} label ${quote(key)} must have a string value; got ${describe(value)}`,
-        );
-      }
-      // Stored as UTF-8 JSON: a lone UTF-16 surrogate cannot round-trip.
-      if (!key.isWellFormed() || !value.isWellFormed()) {
-        throw new LabelValueError(
-          `${what}: Task.${name} label ${quote(key)} holds a lone UTF-16 surrogate`,
-        );
-      }
-    }
-    task[name] = copyLabels(labels as Labels);
-  }
-  return task;
-}
+// of semantics §3 and throws the first failing rule's error. The first rule of
+// each (C1, DL1, T1, Y1, X1, L1, and a search filter's only rule) is the shape
+// of §3.0 checked on a snapshot (lib/task/snapshot.ts): S1, S2, then the size
+// limits S3; every later rule reads that snapshot, which is what the operation
+// sends. Rules that need stored state (not found, outdated) run later, inside
+// the operation's script.
 
 /** CreatePlan is what create derives from a valid task besides the task itself. */
 export interface CreatePlan {
@@ -65,9 +30,12 @@ export interface CreatePlan {
   exactAt?: Date;
 }
 
-/** validateCreate checks rules C1–C17 (semantics §3.1). */
-export function validateCreate(argument: unknown, now: Date): { task: Task; plan: CreatePlan } {
-  const task = readTask(argument, 'create'); // C1
+/**
+ * validateCreate checks rules C1–C17 (semantics §3.1). It returns the
+ * snapshot (the task to store, and the caller's maps it was read from).
+ */
+export function validateCreate(argument: unknown, now: Date): Snapshot & { plan: CreatePlan } {
+  const { task, sources } = readSnapshot(argument, 'create', 'task'); // C1: S1, S2, S3
   const { core, cron, gate, meta, node, root, sync } = task;
   const plan: CreatePlan = {};
 
@@ -75,13 +43,13 @@ export function validateCreate(argument: unknown, now: Date): { task: Task; plan
     const keys = Object.keys(core);
     if (keys.length !== 1 || keys[0] !== Label.Cancel) {
       throw new TaskCoreError(
-        `create: Task.core may hold only ${quote(Label.Cancel)}; got ${keys.length === 0 ? 'an empty map' : `keys ${keys.map(quote).join(', ')}`}`,
+        `create: Task.core may hold only ${quoteShort(Label.Cancel)}; got ${keys.length === 0 ? 'an empty map' : `keys ${keys.map(quoteShort).join(', ')}`}`,
       ); // C2
     }
     const cancel = core[Label.Cancel] ?? '';
     if (!isPositiveInteger(cancel)) {
       throw new TaskCoreError(
-        `create: Task.core ${quote(Label.Cancel)} must be a positive integer (digits only, at least 1); got ${quote(cancel)}`,
+        `create: Task.core ${quoteShort(Label.Cancel)} must be a positive integer (digits only, at least 1); got ${quoteShort(cancel)}`,
       ); // C3
     }
   }
@@ -107,12 +75,12 @@ export function validateCreate(argument: unknown, now: Date): { task: Task; plan
     const keys = Object.keys(cron);
     if (keys.length !== 1) {
       throw new TaskCronError(
-        `create: Task.cron must hold exactly one label (${quote(Label.Every)} or ${quote(Label.Exact)}); got ${keys.length === 0 ? 'an empty map' : `keys ${keys.map(quote).join(', ')}`}`,
+        `create: Task.cron must hold exactly one label (${quoteShort(Label.Every)} or ${quoteShort(Label.Exact)}); got ${keys.length === 0 ? 'an empty map' : `keys ${keys.map(quoteShort).join(', ')}`}`,
       ); // C11
     }
     if (Object.hasOwn(cron, Label.Defer)) {
       throw new TaskCronError(
-        `create: ${quote(Label.Defer)} is set by a worker on the copy it deletes, not at create`,
+        `create: ${quoteShort(Label.Defer)} is set by a worker on the copy it deletes, not at create`,
       ); // C12
     }
     const every = cron[Label.Every];
@@ -121,7 +89,7 @@ export function validateCreate(argument: unknown, now: Date): { task: Task; plan
         plan.ticks = schedule(every, now); // C13
       } catch (error) {
         if (error instanceof TaskCronError) {
-          throw new TaskCronError(`create: Task.cron ${quote(Label.Every)}: ${error.message}`);
+          throw new TaskCronError(`create: Task.cron ${quoteShort(Label.Every)}: ${error.message}`);
         }
         throw error;
       }
@@ -133,12 +101,12 @@ export function validateCreate(argument: unknown, now: Date): { task: Task; plan
         at = parseTime(exact);
       } catch {
         throw new TaskCronError(
-          `create: Task.cron ${quote(Label.Exact)} must be an RFC 3339 date-time such as "2023-10-20T08:00:00Z"; got ${quote(exact)}`,
+          `create: Task.cron ${quoteShort(Label.Exact)} must be an RFC 3339 date-time such as "2023-10-20T08:00:00Z"; got ${quoteShort(exact)}`,
         ); // C14
       }
       if (at.getTime() <= now.getTime()) {
         throw new TaskCronError(
-          `create: Task.cron ${quote(Label.Exact)} must lie after now (${now.toISOString()}); got ${quote(exact)}`,
+          `create: Task.cron ${quoteShort(Label.Exact)} must lie after now (${now.toISOString()}); got ${quoteShort(exact)}`,
         ); // C14
       }
       plan.exactAt = at;
@@ -159,19 +127,21 @@ export function validateCreate(argument: unknown, now: Date): { task: Task; plan
     Label.TickP1,
   ]);
 
-  return { task, plan };
+  return { task, sources, plan };
 }
 
 function validateNode(node: Labels): void {
   if (!Object.hasOwn(node, Label.Method)) {
-    throw new TaskNodeError(`create: Task.node must hold ${quote(Label.Method)} (all, any or uni)`); // C5
+    throw new TaskNodeError(
+      `create: Task.node must hold ${quoteShort(Label.Method)} (all, any or uni)`,
+    ); // C5
   }
   const method = node[Label.Method];
   const keys = Object.keys(node);
   if (method === Method.All || method === Method.Any) {
     if (keys.length !== 1) {
       throw new TaskNodeError(
-        `create: Task.node with method ${quote(method)} must hold only ${quote(Label.Method)}; got keys ${keys.map(quote).join(', ')}`,
+        `create: Task.node with method ${quoteShort(method)} must hold only ${quoteShort(Label.Method)}; got keys ${keys.map(quoteShort).join(', ')}`,
       ); // C6
     }
     return;
@@ -180,19 +150,19 @@ function validateNode(node: Labels): void {
     const worker = node[Label.Worker];
     if (worker === undefined || worker === '') {
       throw new TaskNodeError(
-        `create: Task.node with method "uni" must name its worker in ${quote(Label.Worker)}`,
+        `create: Task.node with method "uni" must name its worker in ${quoteShort(Label.Worker)}`,
       ); // C7
     }
     const extra = keys.filter((key) => key !== Label.Method && key !== Label.Worker);
     if (extra.length > 0) {
       throw new TaskNodeError(
-        `create: Task.node with method "uni" may hold only ${quote(Label.Method)} and ${quote(Label.Worker)}; got also ${extra.map(quote).join(', ')}`,
+        `create: Task.node with method "uni" may hold only ${quoteShort(Label.Method)} and ${quoteShort(Label.Worker)}; got also ${extra.map(quoteShort).join(', ')}`,
       ); // C7
     }
     return;
   }
   throw new LabelValueError(
-    `create: Task.node ${quote(Label.Method)} must be one of all, any, uni; got ${quote(method ?? '')}`,
+    `create: Task.node ${quoteShort(Label.Method)} must be one of all, any, uni; got ${quoteShort(method ?? '')}`,
   ); // C8
 }
 
@@ -201,7 +171,7 @@ function validateGate(gate: Labels, hasCron: boolean): void {
   for (const [key, value] of Object.entries(gate)) {
     if (value === Gate.Deleted) {
       throw new LabelReservedError(
-        `create: Task.gate label ${quote(key)} has the value "deleted", which only the engine writes`,
+        `create: Task.gate label ${quoteShort(key)} has the value "deleted", which only the engine writes`,
       ); // C15
     }
   }
@@ -218,7 +188,7 @@ function validateGate(gate: Labels, hasCron: boolean): void {
   for (const [key, value] of Object.entries(gate)) {
     if (value !== Gate.Trigger && value !== Gate.Waiting) {
       throw new LabelValueError(
-        `create: Task.gate label ${quote(key)} must be "trigger" or "waiting"; got ${quote(value)}`,
+        `create: Task.gate label ${quoteShort(key)} must be "trigger" or "waiting"; got ${quoteShort(value)}`,
       ); // C16
     }
   }
@@ -235,14 +205,14 @@ export interface DeletePlan {
 
 /** validateDelete checks rules DL1–DL4 (semantics §3.3); DL5–DL7 need stored state. */
 export function validateDelete(argument: unknown): { task: Task; plan: DeletePlan } {
-  const task = readTask(argument, 'delete'); // DL1
+  const task = readTask(argument, 'delete'); // DL1: S1, S2, S3
   const objectId = requireObjectId('delete', task.core); // DL2, DL3
   const core = task.core ?? {};
   const hasBypassKey = Object.hasOwn(core, Label.Bypass);
   const bypass = core[Label.Bypass];
   if (hasBypassKey && bypass !== Bypass.True && bypass !== Bypass.False) {
     throw new TaskCoreError(
-      `delete: Task.core ${quote(Label.Bypass)} must be "true" or "false"; got ${quote(bypass ?? '')}`,
+      `delete: Task.core ${quoteShort(Label.Bypass)} must be "true" or "false"; got ${quoteShort(bypass ?? '')}`,
     ); // DL4
   }
   return { task, plan: { objectId, bypass: bypass === Bypass.True, hasBypassKey } };
@@ -250,17 +220,17 @@ export function validateDelete(argument: unknown): { task: Task; plan: DeletePla
 
 /** validateExtend checks rules T1–T3 (semantics §3.7); T4–T5 need stored state. */
 export function validateExtend(argument: unknown): { task: Task; objectId: string } {
-  const task = readTask(argument, 'extend'); // T1
+  const task = readTask(argument, 'extend'); // T1: S1, S2, S3
   return { task, objectId: requireObjectId('extend', task.core) }; // T2, T3
 }
 
 /** validateCycles checks rules Y1–Y4 (semantics §3.8); Y5 needs stored state. */
 export function validateCycles(argument: unknown): { task: Task; objectId: string } {
-  const task = readTask(argument, 'cycles'); // Y1
+  const task = readTask(argument, 'cycles'); // Y1: S1, S2, S3
   const objectId = requireObjectId('cycles', task.core); // Y2, Y3
   if (!Object.hasOwn(task.core ?? {}, Label.Cancel)) {
     throw new TaskCoreError(
-      `cycles: Task.core must hold ${quote(Label.Cancel)}: only a task with a circuit breaker can be reset`,
+      `cycles: Task.core must hold ${quoteShort(Label.Cancel)}: only a task with a circuit breaker can be reset`,
     ); // Y4
   }
   return { task, objectId };
@@ -268,7 +238,7 @@ export function validateCycles(argument: unknown): { task: Task; objectId: strin
 
 /** validateExists checks rules X1–X4 (semantics §3.4). */
 export function validateExists(argument: unknown): Task {
-  const query = readTask(argument, 'exists'); // X1
+  const query = readTask(argument, 'exists', 'query'); // X1: S1, S2, S3
   if (
     !(['core', 'cron', 'gate', 'meta', 'node', 'root'] as const).some((name) =>
       isNonEmpty(query[name]),
@@ -287,7 +257,7 @@ export function validateExists(argument: unknown): Task {
 
 /** validateLister checks rules L1–L5 (semantics §3.5). */
 export function validateLister(argument: unknown): Task {
-  const query = readTask(argument, 'lister'); // L1
+  const query = readTask(argument, 'lister', 'query'); // L1: S1, S2, S3
   if (query.core !== undefined) {
     throw new TaskCoreError('lister: the query may not select by Task.core (results carry it)'); // L2
   }
@@ -303,21 +273,24 @@ export function validateLister(argument: unknown): Task {
   return query;
 }
 
-/** validateFilter checks S1 and S2 on a search filter; undefined and null mean no filter. */
-export function validateFilter(argument: unknown): Task | undefined {
+/**
+ * validateFilter checks S1, S2 and S3 on a search filter (or another query
+ * used as one, such as a handler's labels); undefined and null mean no filter.
+ */
+export function validateFilter(argument: unknown, what = 'search'): Task | undefined {
   if (argument === undefined || argument === null) return undefined;
-  return readTask(argument, 'search');
+  return readTask(argument, what, 'query');
 }
 
 function requireObjectId(what: string, core: Labels | undefined): string {
   if (core === undefined || Object.keys(core).length === 0) {
     throw new TaskCoreError(
-      `${what}: Task.core must carry the task's ${quote(Label.Object)}; got ${core === undefined ? 'no core' : 'an empty core'}`,
+      `${what}: Task.core must carry the task's ${quoteShort(Label.Object)}; got ${core === undefined ? 'no core' : 'an empty core'}`,
     );
   }
   const objectId = core[Label.Object];
   if (objectId === undefined || objectId === '') {
-    throw new TaskCoreError(`${what}: Task.core must carry the task's ${quote(Label.Object)}`);
+    throw new TaskCoreError(`${what}: Task.core must carry the task's ${quoteShort(Label.Object)}`);
   }
   return objectId;
 }
@@ -332,7 +305,7 @@ function rejectReservedKeys(
   for (const key of Object.keys(labels)) {
     if (key.includes(reservedScheme) && !allowed.includes(key)) {
       throw new LabelReservedError(
-        `${what}: Task.${name} key ${quote(key)} is in the engine's reserved "${reservedScheme}" scheme`,
+        `${what}: Task.${name} key ${quoteShort(key)} is in the engine's reserved "${reservedScheme}" scheme`,
       );
     }
   }
@@ -348,34 +321,4 @@ function isPositiveInteger(text: string): boolean {
 
 function isNonEmpty(labels: Labels | undefined): boolean {
   return labels !== undefined && Object.keys(labels).length > 0;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  if (prototype === Object.prototype || prototype === null) return true;
-  // an object literal of another realm (a vm context, structuredClone under Jest)
-  return (
-    Object.getPrototypeOf(prototype) === null &&
-    Object.prototype.toString.call(value) === '[object Object]'
-  );
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') {
-    const name = (value as { constructor?: { name?: string } }).constructor?.name;
-    return `an instance of ${name ?? 'a class'}`;
-  }
-  if (typeof value === 'string') return `the string ${quote(value)}`;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
-    return `${typeof value} ${String(value)}`;
-  }
-  return `a ${typeof value}`;
-}
-
-function quote(text: string): string {
-  return JSON.stringify(text);
 }

@@ -1,3 +1,5 @@
+import { describe, reason } from '../task/describe.js';
+
 /** WorkerOptions configures a Worker; every option has a default. */
 export interface WorkerOptions {
   /**
@@ -71,37 +73,72 @@ export interface ResolvedWorkerOptions {
   readonly timeScale: number;
 }
 
-/** resolveWorkerOptions applies the defaults and throws a TypeError naming a bad option. */
-export function resolveWorkerOptions(options: WorkerOptions = {}): ResolvedWorkerOptions {
-  const resolved = { ...workerDefaults, ...definedOnly(options) };
-  for (const name of ['concurrency', 'expireInterval', 'tickerInterval', 'pollInterval'] as const) {
-    positiveInteger(name, resolved[name]);
+/** The most tasks one worker ensures at once: a slot is a loop with its own claims and timers. */
+export const maxConcurrency = 1_000;
+
+/** The longest a Node.js timer waits (ms): a longer one fires at once. */
+const maxTimerMs = 2 ** 31 - 1;
+
+/**
+ * resolveWorkerOptions applies the defaults and checks the options; `null` or
+ * `undefined` means all defaults. A value of the wrong kind is a TypeError, a
+ * number beyond its bound (`concurrency` above maxConcurrency, an interval or
+ * `stopTimeout` above what a timer can wait) a RangeError; both name the option.
+ */
+export function resolveWorkerOptions(options?: WorkerOptions | null): ResolvedWorkerOptions {
+  const resolved = { ...workerDefaults, ...readOptions(options) };
+  integerOption('concurrency', resolved.concurrency, 1, maxConcurrency);
+  for (const name of ['expireInterval', 'tickerInterval', 'pollInterval'] as const) {
+    integerOption(name, resolved[name], 1, maxTimerMs);
   }
   if (resolved.stopTimeout !== undefined)
-    positiveInteger('stopTimeout', resolved.stopTimeout, true);
-  if (!Number.isFinite(resolved.timeScale) || resolved.timeScale <= 0) {
+    integerOption('stopTimeout', resolved.stopTimeout, 0, maxTimerMs);
+  if (
+    typeof resolved.timeScale !== 'number' ||
+    !Number.isFinite(resolved.timeScale) ||
+    resolved.timeScale <= 0
+  ) {
     throw new TypeError(
-      `Worker option "timeScale" must be a positive number; got ${String(resolved.timeScale)}`,
+      `Worker option "timeScale" must be a positive number; got ${describe(resolved.timeScale)}`,
     );
   }
   for (const name of ['autoExtend', 'background'] as const) {
     if (typeof resolved[name] !== 'boolean') {
       throw new TypeError(
-        `Worker option "${name}" must be a boolean; got ${String(resolved[name])}`,
+        `Worker option "${name}" must be a boolean; got ${describe(resolved[name])}`,
       );
     }
   }
   return Object.freeze(resolved);
 }
 
-function definedOnly(options: WorkerOptions): WorkerOptions {
-  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+/** readOptions reads each known option once; undefined values are left out (defaults apply). */
+function readOptions(options: unknown): WorkerOptions {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== 'object') {
+    throw new TypeError(`Worker options must be an object; got ${describe(options)}`);
+  }
+  const read: Record<string, unknown> = {};
+  try {
+    for (const name of Object.keys(workerDefaults)) {
+      const value = (options as Record<string, unknown>)[name];
+      if (value !== undefined) read[name] = value;
+    }
+  } catch (error) {
+    throw new TypeError(`Worker options cannot be read: ${reason(error)}`);
+  }
+  return read;
 }
 
-function positiveInteger(name: string, value: unknown, zeroAllowed = false): void {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < (zeroAllowed ? 0 : 1)) {
+function integerOption(name: string, value: unknown, min: 0 | 1, max: number): void {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
     throw new TypeError(
-      `Worker option "${name}" must be a ${zeroAllowed ? 'non-negative' : 'positive'} integer; got ${String(value)}`,
+      `Worker option "${name}" must be a ${min === 0 ? 'non-negative' : 'positive'} integer; got ${describe(value)}`,
+    );
+  }
+  if (value > max) {
+    throw new RangeError(
+      `Worker option "${name}" must be at most ${max.toLocaleString('en-US')}; got ${value.toLocaleString('en-US')}`,
     );
   }
 }

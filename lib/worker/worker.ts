@@ -16,6 +16,7 @@ import {
 import { Label } from '../task/label.js';
 import type { Task } from '../task/task.js';
 import { formatTime } from '../task/time.js';
+import { readHandlers, requireEngine } from './arguments.js';
 import { BackgroundLoop } from './background.js';
 import { Completions } from './completions.js';
 import { DeclinedTasks } from './declined.js';
@@ -75,14 +76,21 @@ export class Worker extends EventEmitter<WorkerEvents> {
   /** Slots whose last completion's search found no work, and so parked. */
   private readonly completedAndParked = new Set<number>();
 
+  /**
+   * Checks every argument here, so a worker that was built runs: a TypeError
+   * for an engine or handlers of the wrong kind and for bad options, a
+   * RangeError for an option beyond its bound, a RescueError for handler
+   * labels that are not a valid query. `options` null means the defaults.
+   */
   constructor(
     private readonly engine: Engine,
     handlers: Handler[],
-    options?: WorkerOptions,
+    options?: WorkerOptions | null,
   ) {
     super();
+    requireEngine(engine);
+    this.handlers = readHandlers(handlers);
     this.options = resolveWorkerOptions(options);
-    this.handlers = [...handlers];
     const filters = searchFilters(this.handlers).filter((filter) => filter !== undefined);
     this.filterTurns =
       filters.length === 0

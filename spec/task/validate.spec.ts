@@ -10,8 +10,8 @@ import {
   TaskNodeError,
 } from '../../lib/errors.js';
 import { Label } from '../../lib/task/label.js';
+import { readTask } from '../../lib/task/snapshot.js';
 import {
-  readTask,
   validateCreate,
   validateCycles,
   validateDelete,
@@ -247,15 +247,15 @@ describe('the validation tables of semantics §3', () => {
   const range = (prefix: string, from: number, to: number): string[] =>
     Array.from({ length: to - from + 1 }, (_, index) => `${prefix}${from + index}`);
 
-  // Every rule that needs only the argument; S1 and S2 stand for C1, DL1, T1, Y1, X1 and L1.
+  // Every rule that needs only the argument; S1, S2 and S3 stand for C1, DL1, T1, Y1, X1 and L1.
   it.each([
-    ['create', createRejects, ['S1', 'S2', ...range('C', 2, 17)]],
-    ['delete', deleteRejects, ['S1', 'S2', ...range('DL', 2, 4)]],
-    ['extend', extendRejects, ['S1', 'S2', ...range('T', 2, 3)]],
-    ['cycles', cyclesRejects, ['S1', 'S2', ...range('Y', 2, 4)]],
-    ['exists', existsRejects, ['S1', 'S2', ...range('X', 2, 4)]],
-    ['lister', listerRejects, ['S1', 'S2', ...range('L', 2, 5)]],
-    ['search', searchRejects, ['S1', 'S2']],
+    ['create', createRejects, ['S1', 'S2', 'S3', ...range('C', 2, 17)]],
+    ['delete', deleteRejects, ['S1', 'S2', 'S3', ...range('DL', 2, 4)]],
+    ['extend', extendRejects, ['S1', 'S2', 'S3', ...range('T', 2, 3)]],
+    ['cycles', cyclesRejects, ['S1', 'S2', 'S3', ...range('Y', 2, 4)]],
+    ['exists', existsRejects, ['S1', 'S2', 'S3', ...range('X', 2, 4)]],
+    ['lister', listerRejects, ['S1', 'S2', 'S3', ...range('L', 2, 5)]],
+    ['search', searchRejects, ['S1', 'S2', 'S3']],
   ] as const)(
     'give %s a rejected input for every rule of its table',
     (_operation, cases, rules) => {

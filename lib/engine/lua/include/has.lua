@@ -25,20 +25,53 @@ local function is_exact_key(pattern)
   return string.sub(pattern, 1, 1) ~= '*' and (length == 0 or string.sub(pattern, length, length) ~= '*')
 end
 
+-- some label has a key the pattern key (not exact) matches and a value the
+-- value pattern matches; the pattern is taken apart once, not once per label
+local function some_label(labels, pattern, value_pattern)
+  local any_value = value_pattern == '*'
+  if pattern == '*' then
+    for _, value in pairs(labels) do
+      if any_value or value == value_pattern then return true end
+    end
+    return false
+  end
+  local sub, length = string.sub, #pattern
+  local leading, trailing = sub(pattern, 1, 1) == '*', sub(pattern, length, length) == '*'
+  if leading and trailing then
+    local inner = sub(pattern, 2, length - 1)
+    for key, value in pairs(labels) do
+      if (any_value or value == value_pattern) and string.find(key, inner, 1, true) ~= nil then return true end
+    end
+  elseif leading then
+    local suffix = sub(pattern, 2)
+    local size = #suffix
+    for key, value in pairs(labels) do
+      if (any_value or value == value_pattern) and #key >= size and sub(key, -size) == suffix then return true end
+    end
+  else
+    local prefix = sub(pattern, 1, length - 1)
+    local size = #prefix
+    for key, value in pairs(labels) do
+      if (any_value or value == value_pattern) and sub(key, 1, size) == prefix then return true end
+    end
+  end
+  return false
+end
+
+-- every pair of the query matches some label; a pair with an exact key is a
+-- lookup (a decoded map is a table), only a pattern key walks the labels
 local function has(labels, query)
   if query == nil then return false end
   local first_key, first_value = next(query)
   if first_key == '*' and first_value == '*' and next(query, first_key) == nil then return true end
   if labels == nil or next(labels) == nil or first_key == nil then return false end
   for query_key, query_value in pairs(query) do
-    local found = false
-    for key, value in pairs(labels) do
-      if key_matches(query_key, key) and (query_value == '*' or query_value == value) then
-        found = true
-        break
-      end
+    if is_exact_key(query_key) then
+      local value = labels[query_key]
+      if value == nil or not (query_value == '*' or query_value == value) then return false end
+    elseif not some_label(labels, query_key, query_value) then
+      return false
     end
-    if not found then return false end
   end
   return true
 end

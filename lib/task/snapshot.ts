@@ -1,0 +1,130 @@
+import { LabelValueError, RescueError, TaskEmptyError } from '../errors.js';
+import { setLabel } from './codec.js';
+import { describe, quoteShort, reason } from './describe.js';
+import { Label } from './label.js';
+import { checkLimits, type ArgumentKind } from './limits.js';
+import { mapNames, type Labels, type MapName, type Task } from './task.js';
+
+// The shape rules of semantics §3.0 run on a snapshot: each map property of
+// the argument is read once, and each map's own enumerable string-keyed
+// labels are copied once into a fresh plain object. The rules check the copy
+// and the operation sends the copy, so a getter that answers differently on a
+// second read, or a proxy, cannot make the engine validate one value and store
+// another.
+
+/** Snapshot is a validated copy of an argument, and the caller's map objects it was read from. */
+export interface Snapshot {
+  task: Task;
+  /** The caller's objects behind the present maps (create writes its additions into them). */
+  sources: Partial<Record<MapName, object>>;
+}
+
+/**
+ * readTask checks the shape rules on a snapshot of the argument and returns
+ * it: S1 (a plain object), S2 (maps of well-formed strings), then S3 (the size
+ * limits of lib/task/limits.ts for a task or a query). `null` and `undefined`
+ * maps are absent; other properties are ignored. Anything that throws while it
+ * is read (a revoked proxy, a throwing getter) breaks S1 for the argument and
+ * S2 for a map or a label.
+ */
+export function readTask(argument: unknown, what: string, kind: ArgumentKind = 'task'): Task {
+  return readSnapshot(argument, what, kind).task;
+}
+
+/** readSnapshot is readTask that also returns the caller's map objects. */
+export function readSnapshot(argument: unknown, what: string, kind: ArgumentKind): Snapshot {
+  const source = readArgument(argument, what); // S1
+  const task: Task = {};
+  const sources: Snapshot['sources'] = {};
+  for (const name of mapNames) {
+    const map = readMap(source, name, what); // S2
+    if (map === undefined) continue;
+    task[name] = map.labels;
+    sources[name] = map.source;
+  }
+  checkLimits(what, task, kind); // S3
+  return { task, sources };
+}
+
+function readArgument(argument: unknown, what: string): Record<string, unknown> {
+  let plain: boolean;
+  try {
+    plain = isPlainObject(argument);
+  } catch (error) {
+    throw new TaskEmptyError(`${what}: the task cannot be read: ${reason(error)}`);
+  }
+  if (!plain) {
+    throw new TaskEmptyError(
+      `${what}: expected a task (a plain object of label maps); got ${describe(argument)}`,
+    );
+  }
+  return argument as Record<string, unknown>;
+}
+
+function readMap(
+  source: Record<string, unknown>,
+  name: MapName,
+  what: string,
+): { labels: Labels; source: object } | undefined {
+  try {
+    const map = source[name];
+    if (map === undefined || map === null) return undefined;
+    if (!isPlainObject(map)) {
+      throw new LabelValueError(
+        `${what}: Task.${name} must be a plain object of string labels; got ${describe(map)}`,
+      );
+    }
+    return { labels: copyLabelsOnce(map, name, what), source: map };
+  } catch (error) {
+    if (error instanceof RescueError) throw error;
+    throw new LabelValueError(`${what}: Task.${name} cannot be read: ${reason(error)}`);
+  }
+}
+
+function copyLabelsOnce(map: Record<string, unknown>, name: MapName, what: string): Labels {
+  const copy: Labels = {};
+  for (const key of Object.keys(map)) {
+    const value = map[key];
+    if (typeof value !== 'string') {
+      throw new LabelValueError(
+        `${what}: Task.${name} label ${quoteShort(key)} must have a string value; got ${describe(value)}`,
+      );
+    }
+    // Stored as UTF-8 JSON: a lone UTF-16 surrogate cannot round-trip.
+    if (!key.isWellFormed() || !value.isWellFormed()) {
+      throw new LabelValueError(
+        `${what}: Task.${name} label ${quoteShort(key)} holds a lone UTF-16 surrogate`,
+      );
+    }
+    setLabel(copy, key, value);
+  }
+  return copy;
+}
+
+/**
+ * readObjectId reads the object id a task carries in its core, once, or
+ * undefined when it carries none that can be read (the worker runtime's
+ * release of a task a handler may have changed).
+ */
+export function readObjectId(task: unknown): string | undefined {
+  try {
+    const id: unknown = (task as Task | undefined)?.core?.[Label.Object];
+    return typeof id === 'string' && id !== '' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * isPlainObject: an object whose prototype is Object.prototype or null, or an
+ * object literal of another realm (a vm context, structuredClone under Jest).
+ */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype === Object.prototype || prototype === null) return true;
+  return (
+    Object.getPrototypeOf(prototype) === null &&
+    Object.prototype.toString.call(value) === '[object Object]'
+  );
+}

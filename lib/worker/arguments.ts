@@ -1,0 +1,67 @@
+import { engineContext } from '../engine/runtime.js';
+import { describe, reason } from '../task/describe.js';
+import type { Task } from '../task/task.js';
+import { validateFilter } from '../task/validate.js';
+import type { EnsureContext, Handler } from './handler.js';
+
+// The Worker constructor's checks of its engine and handlers: a worker that
+// was built runs, instead of failing in its loop (TypeError for what is not an
+// engine or a handler, a RescueError for handler labels that are no query).
+
+/** requireEngine throws a TypeError unless `engine` is an Engine of this package. */
+export function requireEngine(engine: unknown): void {
+  try {
+    engineContext(engine as object);
+  } catch {
+    throw new TypeError(
+      `Worker: the engine must be an Engine of rescue-engine; got ${describe(engine)}`,
+    );
+  }
+}
+
+/**
+ * readHandlers checks the handlers and returns the worker's own list: each
+ * entry calls the caller's `filter` and `ensure` (read once, called on the
+ * caller's object) and carries a snapshot of its `labels`, checked like a
+ * search filter (`null` or `undefined`: no labels).
+ */
+export function readHandlers(handlers: unknown): Handler[] {
+  let list: unknown[] | undefined;
+  try {
+    list = Array.isArray(handlers) ? Array.from(handlers as unknown[]) : undefined;
+  } catch (error) {
+    throw new TypeError(`Worker: handlers cannot be read: ${reason(error)}`);
+  }
+  if (list === undefined) {
+    throw new TypeError(`Worker: handlers must be an array of handlers; got ${describe(handlers)}`);
+  }
+  return list.map(readHandler);
+}
+
+function readHandler(entry: unknown, index: number): Handler {
+  if (typeof entry !== 'object' || entry === null) {
+    throw new TypeError(
+      `Worker: handler ${index} must be an object with filter and ensure; got ${describe(entry)}`,
+    );
+  }
+  let filter: unknown, ensure: unknown, labels: unknown;
+  try {
+    ({ filter, ensure, labels } = entry as Record<string, unknown>);
+  } catch (error) {
+    throw new TypeError(`Worker: handler ${index} cannot be read: ${reason(error)}`);
+  }
+  if (typeof filter !== 'function' || typeof ensure !== 'function') {
+    const [name, value] = typeof filter !== 'function' ? ['filter', filter] : ['ensure', ensure];
+    throw new TypeError(
+      `Worker: handler ${index} must have a function "${name}"; got ${describe(value)}`,
+    );
+  }
+  const query = validateFilter(labels, `Worker: handler ${index} labels`);
+  const handler: Handler = {
+    filter: (task: Task) => (filter as Handler['filter']).call(entry, task),
+    ensure: (task: Task, context: EnsureContext) =>
+      (ensure as Handler['ensure']).call(entry, task, context),
+  };
+  if (query !== undefined) handler.labels = query;
+  return handler;
+}
