@@ -35,6 +35,14 @@ export interface WorkerOptions {
    */
   autoExtend?: boolean;
   /**
+   * How many ms (of the engine's clock) before its lease end a running task's
+   * signal aborts, for clock skew between workers and replies that arrive
+   * late; a claim with less lease left than that is not started. Must be
+   * less than half the engine's `expiry`.
+   * @defaultValue min(1 000, expiry / 10)
+   */
+  leaseMargin?: number;
+  /**
    * Take part in running `expire` and `ticker`.
    * @defaultValue true
    */
@@ -56,6 +64,7 @@ export const workerDefaults = {
   stopTimeout: undefined,
   pollInterval: 5_000,
   autoExtend: true,
+  leaseMargin: undefined,
   background: true,
   timeScale: 1,
 } as const;
@@ -67,6 +76,8 @@ export interface ResolvedWorkerOptions {
   readonly stopTimeout: number | undefined;
   readonly pollInterval: number;
   readonly autoExtend: boolean;
+  /** undefined: the default, which depends on the engine's expiry (see leaseMarginMs) */
+  readonly leaseMargin: number | undefined;
   readonly background: boolean;
   readonly timeScale: number;
 }
@@ -79,6 +90,8 @@ export function resolveWorkerOptions(options: WorkerOptions = {}): ResolvedWorke
   }
   if (resolved.stopTimeout !== undefined)
     positiveInteger('stopTimeout', resolved.stopTimeout, true);
+  if (resolved.leaseMargin !== undefined)
+    positiveInteger('leaseMargin', resolved.leaseMargin, true);
   if (!Number.isFinite(resolved.timeScale) || resolved.timeScale <= 0) {
     throw new TypeError(
       `Worker option "timeScale" must be a positive number; got ${String(resolved.timeScale)}`,
@@ -92,6 +105,25 @@ export function resolveWorkerOptions(options: WorkerOptions = {}): ResolvedWorke
     }
   }
   return Object.freeze(resolved);
+}
+
+/** The default lease margin: a tenth of the expiry, at most a second (engine ms). */
+const leaseMarginMostMs = 1_000;
+
+/**
+ * leaseMarginMs is the lease margin a worker uses with an engine of that
+ * expiry: the option, or the default. A RangeError when it is not less than
+ * half the expiry: each lease would be renewed at once, or never start.
+ */
+export function leaseMarginMs(options: ResolvedWorkerOptions, expiryMs: number): number {
+  const marginMs =
+    options.leaseMargin ?? Math.min(leaseMarginMostMs, Math.floor(expiryMs / 10));
+  if (marginMs >= expiryMs / 2) {
+    throw new RangeError(
+      `Worker option "leaseMargin" must be less than half the engine's expiry (${expiryMs} ms); got ${marginMs}`,
+    );
+  }
+  return marginMs;
 }
 
 function definedOnly(options: WorkerOptions): WorkerOptions {

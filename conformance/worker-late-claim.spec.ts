@@ -1,0 +1,200 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { Engine } from '../lib/engine/engine.js';
+import { TaskOutdatedError } from '../lib/errors.js';
+import { Label } from '../lib/task/label.js';
+import type { Task } from '../lib/task/task.js';
+import { parseTime } from '../lib/task/time.js';
+import { startRedisServer } from '../lib/testing/redis-server.js';
+import type { Handler } from '../lib/worker/handler.js';
+import { Worker } from '../lib/worker/worker.js';
+import { aborted, idOf, stored, until } from './harness/worker.js';
+
+// Real time on purpose: Redis is paused in real time (CLIENT PAUSE), so the
+// engines run on the system clock, and the handlers' work is real time too.
+// A redis-server of its own: a paused shared server would stall other files.
+
+/** Run is one execution of the task's handler, as that handler saw it (engine ms = wall ms). */
+interface Run {
+  worker: string;
+  startMs: number;
+  /** the end of the lease the claim carried (the task's expiry label as handed out) */
+  claimedEndMs: number;
+  ownerAtStart?: string;
+  leaseEndAtStartMs?: number;
+  endMs?: number;
+  ownerAtEnd?: string;
+  leaseEndAtEndMs?: number;
+  aborted?: boolean;
+  done?: boolean;
+}
+
+interface Scenario {
+  expiry: number;
+  pauseMs: number;
+  /** how long the handler works when nothing aborts it (real ms) */
+  workMs: number;
+}
+
+interface Outcome {
+  runs: Run[];
+  /** task:lost of the late claimant: the task as it claimed it, the error, when */
+  lateLost: { task: Task; error: unknown; atMs: number }[];
+  ensuredBy: string[];
+}
+
+const leaseEndOf = (task: Task | undefined) => {
+  const label = task?.core?.[Label.Expiry];
+  return label === undefined ? undefined : parseTime(label).getTime();
+};
+
+/** postponedScripts counts the clients whose script call waits for CLIENT PAUSE to end. */
+async function postponedScripts(admin: Redis): Promise<number> {
+  const clients = (await admin.call('CLIENT', 'LIST')) as string;
+  return clients
+    .split('\n')
+    .filter((line) => /\bflags=\S*b/.test(line) && /\bcmd=eval(sha)?\b/.test(line)).length;
+}
+
+/**
+ * lateClaim reproduces issue 17: worker eon's search is sent while Redis is
+ * paused for writes, so its claim executes `pauseMs` after the engine read
+ * `now`; worker etw starts once that search waits, runs `expire` every
+ * 100 ms, and takes the task if its lease is revoked or released.
+ */
+async function lateClaim({ expiry, pauseMs, workMs }: Scenario): Promise<Outcome> {
+  const server = await startRedisServer({ env: {} });
+  const queue = 'late-claim';
+  const producer = new Engine({ redis: server.url, queue, worker: 'producer', expiry });
+  const eonEngine = new Engine({ redis: server.url, queue, worker: 'eon', expiry });
+  const etwEngine = new Engine({ redis: server.url, queue, worker: 'etw', expiry });
+  const admin = new Redis(server.url);
+  const runs: Run[] = [];
+  const handler = (worker: string, engine: Engine): Handler => ({
+    filter: () => true,
+    ensure: async (task, context) => {
+      const run: Run = { worker, startMs: Date.now(), claimedEndMs: leaseEndOf(task) ?? 0 };
+      runs.push(run);
+      const atStart = await stored(engine, idOf(task));
+      run.ownerAtStart = atStart?.core?.[Label.Worker];
+      run.leaseEndAtStartMs = leaseEndOf(atStart);
+      await Promise.race([aborted(context.signal), delay(workMs)]);
+      run.endMs = Date.now();
+      run.aborted = context.signal.aborted;
+      const atEnd = await stored(engine, idOf(task));
+      run.ownerAtEnd = atEnd?.core?.[Label.Worker];
+      run.leaseEndAtEndMs = leaseEndOf(atEnd);
+      run.done = true;
+    },
+  });
+  const eon = new Worker(eonEngine, [handler('eon', eonEngine)], {
+    background: false,
+    pollInterval: 60_000,
+  });
+  const etw = new Worker(etwEngine, [handler('etw', etwEngine)], {
+    expireInterval: 100,
+    tickerInterval: 60_000,
+  });
+  const lateLost: Outcome['lateLost'] = [];
+  const ensuredBy: string[] = [];
+  eon.on('task:lost', (task, error) => lateLost.push({ task, error, atMs: Date.now() }));
+  eon.on('task:ensured', () => ensuredBy.push('eon'));
+  etw.on('task:ensured', () => ensuredBy.push('etw'));
+  for (const worker of [eon, etw]) worker.on('error', () => {});
+  try {
+    await producer.create({ meta: { kind: 'late' } });
+    // load the search script now: the call that waits for the pause is the claim itself
+    await eonEngine.search({ meta: { kind: 'none' } });
+    await admin.call('CLIENT', 'PAUSE', String(pauseMs), 'WRITE');
+    await eon.start();
+    await until(async () => (await postponedScripts(admin)) >= 1, 1_000, "eon's search waits");
+    // etw's first search waits behind eon's, so eon claims the task
+    await etw.start();
+    await until(
+      async () =>
+        !(await producer.exists({ meta: { kind: 'late' } })) &&
+        runs.every((run) => run.done === true),
+      8_000,
+      'the task was ensured and every run ended',
+    );
+    return { runs, lateLost, ensuredBy };
+  } finally {
+    await Promise.all([eon.stop(), etw.stop()]);
+    await Promise.all([producer, eonEngine, etwEngine].map((engine) => engine.close()));
+    await admin.quit();
+    await server.stop();
+  }
+}
+
+/** overlapping lists the pairs of runs, on different workers, that ran at the same time. */
+function overlapping(runs: Run[]): string[] {
+  const pairs: string[] = [];
+  runs.forEach((a, i) =>
+    runs.slice(i + 1).forEach((b) => {
+      if (a.startMs < (b.endMs ?? Infinity) && b.startMs < (a.endMs ?? Infinity))
+        pairs.push(
+          `${a.worker} [${a.startMs}, ${a.endMs}] and ${b.worker} [${b.startMs}, ${b.endMs}]`,
+        );
+    }),
+  );
+  return pairs;
+}
+
+/** heldThroughout says how a run kept (or did not keep) its lease from start to end. */
+function heldThroughout(run: Run): string {
+  if (run.ownerAtStart !== run.worker) return `${run.worker} started without owning the task`;
+  if ((run.leaseEndAtStartMs ?? 0) <= run.startMs) return `${run.worker} started on an ended lease`;
+  if (run.ownerAtEnd !== run.worker) return `${run.worker} ended after losing the task`;
+  if ((run.leaseEndAtEndMs ?? 0) <= (run.endMs ?? Infinity))
+    return `${run.worker} ran past its lease`;
+  return 'held';
+}
+
+describe('Worker: a claim that arrives late (Redis paused for writes while the search waits)', () => {
+  it('renews a claim with little lease left before starting it: no two runs overlap, and no run outlives its lease', async () => {
+    const expiry = 2_000;
+    const { runs, lateLost, ensuredBy } = await lateClaim({
+      expiry,
+      pauseMs: 1_500,
+      workMs: 1_200,
+    });
+
+    expect(overlapping(runs)).toEqual([]);
+    expect(runs.map(heldThroughout)).toEqual(runs.map(() => 'held'));
+    expect(ensuredBy).toHaveLength(1);
+    if (lateLost.length === 0) {
+      // eon ran its late claim, renewed first: it came with less than half
+      // its lease left, and the handler started with more than half an expiry
+      expect(runs.map((run) => run.worker)).toEqual(['eon']);
+      const [run] = runs;
+      expect(run!.claimedEndMs - run!.startMs).toBeLessThan(expiry / 2);
+      expect(run!.leaseEndAtStartMs! - run!.startMs).toBeGreaterThan(expiry / 2);
+    } else {
+      // the machine stalled past the abort point: eon gave the late claim up unstarted
+      expect(lateLost).toHaveLength(1);
+      expect(lateLost[0]!.error).toBeInstanceOf(TaskOutdatedError);
+      expect(leaseEndOf(lateLost[0]!.task)! - lateLost[0]!.atMs).toBeLessThan(expiry / 2);
+      expect(runs.map((run) => run.claimedEndMs)).not.toContain(leaseEndOf(lateLost[0]!.task));
+    }
+  });
+
+  it('does not start a claim whose lease ended before it arrived; it is released and runs once, on a fresh claim', async () => {
+    const { runs, lateLost, ensuredBy } = await lateClaim({
+      expiry: 1_000,
+      pauseMs: 1_500,
+      workMs: 600,
+    });
+
+    expect(overlapping(runs)).toEqual([]);
+    expect(runs.map(heldThroughout)).toEqual(runs.map(() => 'held'));
+    expect(lateLost).toHaveLength(1);
+    expect(lateLost[0]!.error).toBeInstanceOf(TaskOutdatedError);
+    expect((lateLost[0]!.error as Error).message).toMatch(/came too late to start/);
+    const lateEndMs = leaseEndOf(lateLost[0]!.task)!;
+    expect(lateEndMs).toBeLessThanOrEqual(lateLost[0]!.atMs);
+    // one run, on a claim after the late one (by either worker: eon released it)
+    expect(runs).toHaveLength(1);
+    expect(runs[0]!.claimedEndMs).toBeGreaterThan(lateEndMs);
+    expect(ensuredBy).toHaveLength(1);
+  });
+});
