@@ -116,8 +116,7 @@ const leaseMarginMostMs = 1_000;
  * half the expiry: each lease would be renewed at once, or never start.
  */
 export function leaseMarginMs(options: ResolvedWorkerOptions, expiryMs: number): number {
-  const marginMs =
-    options.leaseMargin ?? Math.min(leaseMarginMostMs, Math.floor(expiryMs / 10));
+  const marginMs = options.leaseMargin ?? Math.min(leaseMarginMostMs, Math.floor(expiryMs / 10));
   if (marginMs >= expiryMs / 2) {
     throw new RangeError(
       `Worker option "leaseMargin" must be less than half the engine's expiry (${expiryMs} ms); got ${marginMs}`,
