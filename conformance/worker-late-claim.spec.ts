@@ -8,7 +8,7 @@ import { parseTime } from '../lib/task/time.js';
 import { startRedisServer } from '../lib/testing/redis-server.js';
 import type { Handler } from '../lib/worker/handler.js';
 import { Worker } from '../lib/worker/worker.js';
-import { aborted, idOf, stored, until } from './harness/worker.js';
+import { aborted, idOf, stored, until, useWorkerQueue } from './harness/worker.js';
 
 // Real time on purpose: Redis is paused in real time (CLIENT PAUSE), so the
 // engines run on the system clock, and the handlers' work is real time too.
@@ -196,5 +196,19 @@ describe('Worker: a claim that arrives late (Redis paused for writes while the s
     expect(runs).toHaveLength(1);
     expect(runs[0]!.claimedEndMs).toBeGreaterThan(lateEndMs);
     expect(ensuredBy).toHaveLength(1);
+  });
+});
+
+describe('Worker option leaseMargin', () => {
+  const queue = useWorkerQueue();
+
+  it("is checked against the engine's expiry when the worker is made: less than half of it", () => {
+    const eon = queue().live('eon', { expiry: 2_000 });
+    expect(() => new Worker(eon, [], { leaseMargin: 1_000 })).toThrow(RangeError);
+    expect(() => new Worker(eon, [], { leaseMargin: 1_000 })).toThrow(/leaseMargin/);
+    expect(() => new Worker(eon, [], { leaseMargin: -1 })).toThrow(TypeError);
+    expect(() => new Worker(eon, [], { leaseMargin: 999 })).not.toThrow();
+    // the default follows the expiry: a tenth of 15 ms is fine where 1 000 ms would not be
+    expect(() => new Worker(queue().live('etw', { expiry: 15 }), [])).not.toThrow();
   });
 });
