@@ -8,7 +8,16 @@ import { parseTime } from '../lib/task/time.js';
 import { startRedisServer } from '../lib/testing/redis-server.js';
 import type { Handler } from '../lib/worker/handler.js';
 import { Worker } from '../lib/worker/worker.js';
-import { aborted, idOf, stored, until, useWorkerQueue } from './harness/worker.js';
+import {
+  aborted,
+  idOf,
+  next,
+  signal,
+  stored,
+  until,
+  useWorkerQueue,
+  within,
+} from './harness/worker.js';
 
 // Real time on purpose: Redis is paused in real time (CLIENT PAUSE), so the
 // engines run on the system clock, and the handlers' work is real time too.
@@ -210,5 +219,49 @@ describe('Worker option leaseMargin', () => {
     expect(() => new Worker(eon, [], { leaseMargin: 999 })).not.toThrow();
     // the default follows the expiry: a tenth of 15 ms is fine where 1 000 ms would not be
     expect(() => new Worker(queue().live('etw', { expiry: 15 }), [])).not.toThrow();
+  });
+});
+
+describe('Worker: a task it claims again while a run of it goes on', () => {
+  const queue = useWorkerQueue();
+
+  it('stops the run under way at once: a fresh claim proves its lease was revoked, though its renewals (same worker id) would pass', async () => {
+    // a long expiry: the run's next renewal is 30 s away, and would pass
+    const eon = queue().live('eon', { expiry: 60_000 });
+    const first = signal<Task>();
+    const visits: { aborted?: unknown }[] = [];
+    const worker = queue().worker(
+      eon,
+      [
+        {
+          filter: () => true,
+          ensure: async (task, context) => {
+            const visit: { aborted?: unknown } = {};
+            visits.push(visit);
+            if (visits.length > 1) return; // a later visit completes the task
+            first.resolve(task);
+            visit.aborted = await within(aborted(context.signal), 3_000, 'the first run aborted');
+          },
+        },
+      ],
+      { concurrency: 2, pollInterval: 50 },
+    );
+    await worker.start();
+    const created = await eon.create({ core: { [Label.Cancel]: '5' }, meta: { kind: 'a' } });
+    const task = await within(first.promise, 3_000, 'the first run started');
+    const lost = next(worker, 'task:lost', 3_000);
+    const ensured = next(worker, 'task:ensured', 3_000);
+    await eon.cycles(task); // an operator resets it: no owner, so the idle slot claims it
+    const [lostTask, error] = await lost;
+
+    expect(idOf(lostTask)).toBe(idOf(created));
+    expect(error).toBeInstanceOf(TaskOutdatedError);
+    expect((error as Error).message).toMatch(/was claimed again while it ran$/);
+    expect(visits[0]!.aborted).toBe(error);
+    // the second claim was given back; once the first run returned, the task ran again
+    const [done] = await ensured;
+    expect(idOf(done)).toBe(idOf(created));
+    expect(visits).toHaveLength(2);
+    expect(await eon.exists({ meta: { '*': '*' } })).toBe(false);
   });
 });
