@@ -1,3 +1,4 @@
+import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { Engine } from '../lib/engine/engine.js';
@@ -40,9 +41,21 @@ interface Run {
 
 interface Scenario {
   expiry: number;
-  pauseMs: number;
   /** how long the handler works when nothing aborts it (real ms) */
   workMs: number;
+  /** how eon's claim is held back: it starts eon, creates the task, starts etw */
+  holdBack: (stage: Stage) => Promise<void>;
+}
+
+/** Stage is what a scenario's choreography plays with. */
+interface Stage {
+  producer: Engine;
+  eonEngine: Engine;
+  eon: Worker;
+  etw: Worker;
+  admin: Redis;
+  /** the connections of eon's engine go through it */
+  proxy: Proxy;
 }
 
 interface Outcome {
@@ -65,17 +78,65 @@ async function postponedScripts(admin: Redis): Promise<number> {
     .filter((line) => /\bflags=\S*b/.test(line) && /\bcmd=eval(sha)?\b/.test(line)).length;
 }
 
+/** Proxy forwards TCP connections to Redis; cut() drops them and refuses new ones until restore(). */
+interface Proxy {
+  readonly url: string;
+  cut(): void;
+  restore(): void;
+  close(): Promise<void>;
+}
+
+async function startProxy(port: number): Promise<Proxy> {
+  const sockets = new Set<Socket>();
+  let open = true;
+  const track = (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+  };
+  const server = createServer((client) => {
+    track(client);
+    if (!open) {
+      client.destroy();
+      return;
+    }
+    const upstream = createConnection(port, '127.0.0.1');
+    track(upstream);
+    client.pipe(upstream).pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port: proxyPort } = server.address() as AddressInfo;
+  const dropAll = () => sockets.forEach((socket) => socket.destroy());
+  return {
+    url: `redis://127.0.0.1:${proxyPort}`,
+    cut() {
+      open = false;
+      dropAll();
+    },
+    restore() {
+      open = true;
+    },
+    close: () => {
+      dropAll();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 /**
- * lateClaim reproduces issue 17: worker eon's search is sent while Redis is
- * paused for writes, so its claim executes `pauseMs` after the engine read
- * `now`; worker etw starts once that search waits, runs `expire` every
- * 100 ms, and takes the task if its lease is revoked or released.
+ * lateClaim plays issue 17: worker eon claims the task with a search that
+ * executes long after the engine read `now` (how, the scenario says), and
+ * worker etw, which runs `expire` every 100 ms, takes the task if its lease
+ * is revoked or released. Every run of the handler records what it held.
  */
-async function lateClaim({ expiry, pauseMs, workMs }: Scenario): Promise<Outcome> {
+async function lateClaim({ expiry, workMs, holdBack }: Scenario): Promise<Outcome> {
   const server = await startRedisServer({ env: {} });
+  const proxy = await startProxy(server.port);
   const queue = 'late-claim';
   const producer = new Engine({ redis: server.url, queue, worker: 'producer', expiry });
-  const eonEngine = new Engine({ redis: server.url, queue, worker: 'eon', expiry });
+  const eonEngine = new Engine({ redis: proxy.url, queue, worker: 'eon', expiry });
   const etwEngine = new Engine({ redis: server.url, queue, worker: 'etw', expiry });
   const admin = new Redis(server.url);
   const runs: Run[] = [];
@@ -98,7 +159,7 @@ async function lateClaim({ expiry, pauseMs, workMs }: Scenario): Promise<Outcome
   });
   const eon = new Worker(eonEngine, [handler('eon', eonEngine)], {
     background: false,
-    pollInterval: 60_000,
+    pollInterval: 100,
   });
   const etw = new Worker(etwEngine, [handler('etw', etwEngine)], {
     expireInterval: 100,
@@ -111,14 +172,9 @@ async function lateClaim({ expiry, pauseMs, workMs }: Scenario): Promise<Outcome
   etw.on('task:ensured', () => ensuredBy.push('etw'));
   for (const worker of [eon, etw]) worker.on('error', () => {});
   try {
-    await producer.create({ meta: { kind: 'late' } });
-    // load the search script now: the call that waits for the pause is the claim itself
+    // load the search script now: the call held back is the claim itself
     await eonEngine.search({ meta: { kind: 'none' } });
-    await admin.call('CLIENT', 'PAUSE', String(pauseMs), 'WRITE');
-    await eon.start();
-    await until(async () => (await postponedScripts(admin)) >= 1, 1_000, "eon's search waits");
-    // etw's first search waits behind eon's, so eon claims the task
-    await etw.start();
+    await holdBack({ producer, eonEngine, eon, etw, admin, proxy });
     await until(
       async () =>
         !(await producer.exists({ meta: { kind: 'late' } })) &&
@@ -128,12 +184,47 @@ async function lateClaim({ expiry, pauseMs, workMs }: Scenario): Promise<Outcome
     );
     return { runs, lateLost, ensuredBy };
   } finally {
+    proxy.restore();
     await Promise.all([eon.stop(), etw.stop()]);
     await Promise.all([producer, eonEngine, etwEngine].map((engine) => engine.close()));
     await admin.quit();
+    await proxy.close();
     await server.stop();
   }
 }
+
+/** pausedForWrites: eon's search is sent while Redis is paused for writes (CLIENT PAUSE). */
+const pausedForWrites =
+  (pauseMs: number) =>
+  async ({ producer, eon, etw, admin }: Stage): Promise<void> => {
+    await producer.create({ meta: { kind: 'late' } });
+    await admin.call('CLIENT', 'PAUSE', String(pauseMs), 'WRITE');
+    await eon.start();
+    await until(async () => (await postponedScripts(admin)) >= 1, 1_000, "eon's search waits");
+    // etw's first search waits behind eon's, so eon claims the task
+    await etw.start();
+  };
+
+/**
+ * unreachable: Redis is out of eon's reach for `outageMs` (its connections
+ * dropped, new ones refused); the search its poll sends meanwhile waits in
+ * ioredis's offline queue and runs after the reconnect.
+ */
+const unreachable =
+  (outageMs: number) =>
+  async ({ producer, eon, etw, proxy }: Stage): Promise<void> => {
+    await eon.start();
+    proxy.cut();
+    const created = await producer.create({ meta: { kind: 'late' } });
+    await delay(outageMs); // the outage itself: real time is the point
+    proxy.restore();
+    await until(
+      async () => (await stored(producer, idOf(created)))?.core?.[Label.Worker] === 'eon',
+      5_000,
+      'eon claimed after its reconnect',
+    );
+    await etw.start();
+  };
 
 /** overlapping lists the pairs of runs, on different workers, that ran at the same time. */
 function overlapping(runs: Run[]): string[] {
@@ -159,39 +250,44 @@ function heldThroughout(run: Run): string {
   return 'held';
 }
 
-describe('Worker: a claim that arrives late (Redis paused for writes while the search waits)', () => {
-  it('renews a claim with little lease left before starting it: no two runs overlap, and no run outlives its lease', async () => {
-    const expiry = 2_000;
-    const { runs, lateLost, ensuredBy } = await lateClaim({
-      expiry,
-      pauseMs: 1_500,
-      workMs: 1_200,
-    });
+/**
+ * expectSafeLateClaim checks an outcome where eon's claim came with less than
+ * half its lease left: no two runs overlapped, every run held its lease from
+ * start to end, the task was ensured once; and eon either renewed the late
+ * claim before starting it, or (a machine stalled past the abort point) gave
+ * it up unstarted.
+ */
+function expectSafeLateClaim({ runs, lateLost, ensuredBy }: Outcome, expiry: number): void {
+  expect(overlapping(runs)).toEqual([]);
+  expect(runs.map(heldThroughout)).toEqual(runs.map(() => 'held'));
+  expect(ensuredBy).toHaveLength(1);
+  if (lateLost.length === 0) {
+    // eon ran its late claim, renewed first: the claim came with less than
+    // half its lease left, and the handler started with more than half an expiry
+    expect(runs.map((run) => run.worker)).toEqual(['eon']);
+    const [run] = runs;
+    expect(run!.claimedEndMs - run!.startMs).toBeLessThan(expiry / 2);
+    expect(run!.leaseEndAtStartMs! - run!.startMs).toBeGreaterThan(expiry / 2);
+  } else {
+    expect(lateLost).toHaveLength(1);
+    expect(lateLost[0]!.error).toBeInstanceOf(TaskOutdatedError);
+    expect(leaseEndOf(lateLost[0]!.task)! - lateLost[0]!.atMs).toBeLessThan(expiry / 2);
+    expect(runs.map((run) => run.claimedEndMs)).not.toContain(leaseEndOf(lateLost[0]!.task));
+  }
+}
 
-    expect(overlapping(runs)).toEqual([]);
-    expect(runs.map(heldThroughout)).toEqual(runs.map(() => 'held'));
-    expect(ensuredBy).toHaveLength(1);
-    if (lateLost.length === 0) {
-      // eon ran its late claim, renewed first: it came with less than half
-      // its lease left, and the handler started with more than half an expiry
-      expect(runs.map((run) => run.worker)).toEqual(['eon']);
-      const [run] = runs;
-      expect(run!.claimedEndMs - run!.startMs).toBeLessThan(expiry / 2);
-      expect(run!.leaseEndAtStartMs! - run!.startMs).toBeGreaterThan(expiry / 2);
-    } else {
-      // the machine stalled past the abort point: eon gave the late claim up unstarted
-      expect(lateLost).toHaveLength(1);
-      expect(lateLost[0]!.error).toBeInstanceOf(TaskOutdatedError);
-      expect(leaseEndOf(lateLost[0]!.task)! - lateLost[0]!.atMs).toBeLessThan(expiry / 2);
-      expect(runs.map((run) => run.claimedEndMs)).not.toContain(leaseEndOf(lateLost[0]!.task));
-    }
+describe('Worker: a claim that executes long after its `now` (issue 17)', () => {
+  it('renews a claim with little lease left before starting it (Redis paused for writes): no two runs overlap, no run outlives its lease', async () => {
+    const expiry = 2_000;
+    const outcome = await lateClaim({ expiry, workMs: 1_200, holdBack: pausedForWrites(1_500) });
+    expectSafeLateClaim(outcome, expiry);
   });
 
   it('does not start a claim whose lease ended before it arrived; it is released and runs once, on a fresh claim', async () => {
     const { runs, lateLost, ensuredBy } = await lateClaim({
       expiry: 1_000,
-      pauseMs: 1_500,
       workMs: 600,
+      holdBack: pausedForWrites(1_500),
     });
 
     expect(overlapping(runs)).toEqual([]);
@@ -205,6 +301,12 @@ describe('Worker: a claim that arrives late (Redis paused for writes while the s
     expect(runs).toHaveLength(1);
     expect(runs[0]!.claimedEndMs).toBeGreaterThan(lateEndMs);
     expect(ensuredBy).toHaveLength(1);
+  });
+
+  it("handles a claim that waited in ioredis's offline queue while Redis was unreachable the same way", async () => {
+    const expiry = 2_000;
+    const outcome = await lateClaim({ expiry, workMs: 800, holdBack: unreachable(1_500) });
+    expectSafeLateClaim(outcome, expiry);
   });
 });
 
