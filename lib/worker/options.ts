@@ -30,7 +30,9 @@ export interface WorkerOptions {
    */
   pollInterval?: number;
   /**
-   * Renew the lease of a running task at half its expiry.
+   * Renew the lease of a running task, halfway between now and its abort
+   * point (the lease end less `leaseMargin`): about half the expiry after a
+   * fresh lease, sooner after one that came late.
    * @defaultValue true
    */
   autoExtend?: boolean;
