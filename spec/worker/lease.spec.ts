@@ -56,7 +56,6 @@ function lease(overrides: Partial<LeaseTerms> = {}, claimed: Task = task()) {
 
 /** advance plays `ms` of time forward, running the timers due and the promises they settle. */
 const advance = (ms: number) => jest.advanceTimersByTimeAsync(ms);
-const now = () => Date.now();
 
 describe('Lease', () => {
   beforeEach(() => {
