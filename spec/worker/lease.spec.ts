@@ -57,6 +57,27 @@ function lease(overrides: Partial<LeaseTerms> = {}, claimed: Task = task()) {
 /** advance plays `ms` of time forward, running the timers due and the promises they settle. */
 const advance = (ms: number) => jest.advanceTimersByTimeAsync(ms);
 
+/** expectRenewalIn checks that the next renewal is asked `ms` from now, not a millisecond sooner. */
+async function expectRenewalIn(calls: unknown[], ms: number): Promise<void> {
+  const before = calls.length;
+  await advance(ms - 1);
+  expect(calls).toHaveLength(before);
+  await advance(1);
+  expect(calls).toHaveLength(before + 1);
+}
+
+/**
+ * beganLate begins a lease whose claim's reply came 1,500 ms after its `now`
+ * (300 ms to the abort point): `ready` waits for the renewal asked first.
+ */
+async function beganLate() {
+  const made = lease();
+  await advance(1_500);
+  const ready = made.lease.begin(startMs + expiryMs);
+  await advance(0);
+  return { ...made, ready };
+}
+
 describe('Lease', () => {
   beforeEach(() => {
     jest.useFakeTimers({ now: startMs });
@@ -74,26 +95,21 @@ describe('Lease', () => {
     expect(calls).toHaveLength(0);
 
     // abort point: 2,000 - 200 = 1,800; left at 100: 1,700; renewal 850 ms later
-    await advance(849);
-    expect(calls).toHaveLength(0);
-    await advance(1);
+    await expectRenewalIn(calls, 850);
     expect(calls.map(({ atMs }) => atMs - startMs)).toEqual([950]);
     calls[0]!.answer();
     await advance(0);
     // the renewal asked at 950 grants until 2,950: next one halfway to 2,750
-    await advance(899);
-    expect(calls).toHaveLength(1);
-    await advance(1);
+    await expectRenewalIn(calls, 900);
     expect(calls.map(({ atMs }) => atMs - startMs)).toEqual([950, 1_850]);
     expect(held.controller.isAborted).toBe(false);
   });
 
   it('renews a claim with less than half the expiry left before its handler starts', async () => {
-    const { lease: held, calls, lost } = lease();
     // the claim executed 1,500 ms after its `now` (Redis paused): 300 ms to the abort point
-    await advance(1_500);
+    const { calls, lost, ready } = await beganLate();
     let started: boolean | undefined;
-    void held.begin(startMs + expiryMs).then((ready) => (started = ready));
+    void ready.then((value) => (started = value));
     await advance(0);
     expect(calls.map(({ atMs }) => atMs - startMs)).toEqual([1_500]);
     expect(started).toBeUndefined(); // not before the renewal answered
@@ -104,17 +120,11 @@ describe('Lease', () => {
     expect(started).toBe(true);
     expect(lost).toEqual([]);
     // the fresh lease ends at 3,500: the next renewal halfway to 3,300 from 1,520
-    await advance(889);
-    expect(calls).toHaveLength(1);
-    await advance(1);
-    expect(calls).toHaveLength(2);
+    await expectRenewalIn(calls, 890);
   });
 
   it('does not start a claim whose renewal before the start finds the task lost', async () => {
-    const { lease: held, calls, lost, errors } = lease();
-    await advance(1_500);
-    const ready = held.begin(startMs + expiryMs);
-    await advance(0);
+    const { lease: held, calls, lost, errors, ready } = await beganLate();
     const revoked = new TaskOutdatedError('revoked meanwhile');
     calls[0]!.fail(revoked);
 
@@ -125,10 +135,7 @@ describe('Lease', () => {
   });
 
   it('does not start a claim whose renewal before the start fails with a Redis error, and reports it', async () => {
-    const { lease: held, calls, lost, errors } = lease();
-    await advance(1_500);
-    const ready = held.begin(startMs + expiryMs);
-    await advance(0);
+    const { calls, lost, errors, ready } = await beganLate();
     const redisDown = new Error('Connection is closed.');
     calls[0]!.fail(redisDown);
 
@@ -141,10 +148,7 @@ describe('Lease', () => {
   });
 
   it('does not start a claim whose renewal answered past the abort point', async () => {
-    const { lease: held, calls, lost } = lease();
-    await advance(1_500);
-    const ready = held.begin(startMs + expiryMs);
-    await advance(0);
+    const { calls, lost, ready } = await beganLate();
     // the renewal itself waited 1,900 ms: its lease (from 1,500) ends at 3,500, less 200
     await advance(1_900);
     calls[0]!.answer();
@@ -181,9 +185,7 @@ describe('Lease', () => {
     await expect(held.begin(startMs + expiryMs + 100)).resolves.toBe(true);
     expect(calls).toHaveLength(0);
     // halfway to the abort point: 500 ms from now, where half the expiry would be 1,000
-    await advance(499);
-    expect(calls).toHaveLength(0);
-    await advance(1);
+    await expectRenewalIn(calls, 500);
     expect(calls.map(({ atMs }) => atMs - startMs)).toEqual([1_400]);
   });
 
@@ -196,9 +198,7 @@ describe('Lease', () => {
     calls[0]!.answer();
     await advance(0);
     // halfway: 500 ms on, where half the expiry from the answer would be 1,000
-    await advance(499);
-    expect(calls).toHaveLength(1);
-    await advance(1);
+    await expectRenewalIn(calls, 500);
     expect(calls.map(({ atMs }) => atMs - startMs)).toEqual([900, 2_200]);
   });
 
@@ -239,10 +239,7 @@ describe('Lease', () => {
     await advance(0);
     expect(errors).toHaveLength(1);
     // again a tenth of the expiry later
-    await advance(199);
-    expect(calls).toHaveLength(1);
-    await advance(1);
-    expect(calls).toHaveLength(2);
+    await expectRenewalIn(calls, 200);
     await advance(expiryMs - marginMs - 1_100);
     expect(lost).toEqual([expect.any(TaskOutdatedError)]);
   });
@@ -302,9 +299,6 @@ describe('Lease', () => {
     await expect(held.begin(startMs + expiryMs)).resolves.toBe(true);
 
     // 1,800 engine ms to the abort point: the renewal 900 engine ms on, 90 real ms
-    await advance(89);
-    expect(calls).toHaveLength(0);
-    await advance(1);
-    expect(calls).toHaveLength(1);
+    await expectRenewalIn(calls, 90);
   });
 });
