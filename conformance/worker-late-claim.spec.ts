@@ -2,6 +2,7 @@ import { createConnection, createServer, type AddressInfo, type Socket } from 'n
 import { setTimeout as delay } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { Engine } from '../lib/engine/engine.js';
+import { claimedLeaseEnd, deleteThenSearch } from '../lib/engine/runtime.js';
 import { TaskOutdatedError } from '../lib/errors.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
@@ -365,5 +366,30 @@ describe('Worker: a task it claims again while a run of it goes on', () => {
     expect(idOf(done)).toBe(idOf(created));
     expect(visits).toHaveLength(2);
     expect(await eon.exists({ meta: { '*': '*' } })).toBe(false);
+  });
+});
+
+describe('claimedLeaseEnd: the lease end the worker plans from', () => {
+  const queue = useWorkerQueue();
+
+  it('is the one the claim stored, from the `now` the call read: by search and by delete-search', async () => {
+    const expiry = 30_000;
+    const eon = queue().engine('eon', { expiry });
+    const first = await eon.create({ meta: { kind: 'a' } });
+    const second = await eon.create({ meta: { kind: 'a' } });
+    const claimedAtMs = queue().clock().getTime();
+    const claimed = await eon.search();
+    queue().clock.advance(5_000);
+    const [outcome] = await deleteThenSearch(eon, [{ task: claimed!, filter: undefined }]);
+    const next = outcome?.deleted === true ? outcome.next : undefined;
+
+    expect(idOf(claimed)).toBe(idOf(first));
+    expect(claimedLeaseEnd(claimed!)).toBe(claimedAtMs + expiry);
+    expect(claimedLeaseEnd(claimed!)).toBe(leaseEndOf(claimed));
+    expect(idOf(next)).toBe(idOf(second));
+    expect(claimedLeaseEnd(next!)).toBe(claimedAtMs + 5_000 + expiry);
+    expect(claimedLeaseEnd(next!)).toBe(leaseEndOf(await stored(eon, idOf(second))));
+    // a task object the engine did not hand out has none: the worker then reads the label
+    expect(claimedLeaseEnd(structuredClone(next!))).toBeUndefined();
   });
 });
