@@ -383,7 +383,7 @@ describe('Worker leases', () => {
     expect(idOf(lostTask)).toBe(idOf(created));
     expect(error).toBeInstanceOf(TaskOutdatedError);
     expect((error as Error).message).toMatch(
-      /^Worker: the lease of task \S+ ended at \S+ without renewal$/,
+      /^Worker: the lease of task \S+ ends at \S+ without renewal$/,
     );
     // not deleted: expire revokes it once someone runs it, and the task runs again
     const left = await stored(eon, idOf(created));

@@ -5,7 +5,8 @@ import type { Task } from '../task/task.js';
  *
  *     task:ensured   an ensure resolved and the task was deleted (or requeued)
  *     task:failed    an ensure rejected; the task expires and is retried
- *     task:lost      the worker lost the task (revoked, reset, replaced, deleted)
+ *     task:lost      the worker lost the task (revoked, reset, replaced, deleted,
+ *                    its lease ran out), or its claim came too late to start
  *     task:declined  no handler took the task; it was released for others
  *     task:progress  a handler published progress
  *     expire:done    this worker ran expire for the queue

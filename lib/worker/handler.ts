@@ -38,7 +38,7 @@ export interface EnsureContext {
    * will not delete it.
    */
   signal: AbortSignal;
-  /** extend renews the lease now (the worker also does so at half the expiry). */
+  /** extend renews the lease now (the worker also does so, halfway to the abort point). */
   extend(): Promise<void>;
   /** progress publishes a value other processes can observe (see the README). */
   progress(value: unknown): Promise<void>;

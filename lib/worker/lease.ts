@@ -1,5 +1,4 @@
 import type { Clock } from '../clock.js';
-import type { Engine } from '../engine/engine.js';
 import { TaskNotFoundError, TaskOutdatedError } from '../errors.js';
 import { Label } from '../task/label.js';
 import type { Task } from '../task/task.js';
@@ -40,13 +39,38 @@ export class LazyAbort {
   }
 }
 
+/** LeaseTerms are what a Lease plans with: the engine's expiry and clock, and the worker's options. */
+export interface LeaseTerms {
+  /** how long a renewal's lease lasts from the instant it was asked for (engine ms) */
+  readonly expiryMs: number;
+  /** how long before its lease end a handler is stopped (engine ms): clock skew, late delivery */
+  readonly marginMs: number;
+  readonly autoExtend: boolean;
+  /** engine ms per real ms: timers run in real ms */
+  readonly timeScale: number;
+  readonly clock: Clock;
+}
+
+/** Renewer is what a Lease renews through: the engine's `extend`. */
+export interface Renewer {
+  extend(task: Task): Promise<void>;
+}
+
 /**
- * Lease keeps a running task owned: it extends the lease at half the expiry
- * (when auto-extend is on) and on request, and aborts the ensure's signal
- * once the task is lost: when a renewal says so, or when the lease ends
- * without renewal (auto-extend off, or Redis unreachable), because from then
- * on `expire` may give the task to another worker. One timer at a time: the
- * next renewal, or, without auto-extend, the lease end.
+ * Lease keeps a running task owned. Everything is planned from the lease END
+ * Redis granted (the claim's, then each renewal's) against the clock as the
+ * reply comes in, never from when the handler started: a claim or renewal
+ * that executed late (Redis paused, a command held in ioredis's offline
+ * queue or resent after a reconnect) has less lease left than its expiry.
+ *
+ * The abort point is the lease end less `marginMs`. A claim already past it
+ * is not started; one with less than half the expiry left before it is
+ * renewed first. With auto-extend, each renewal is planned halfway between
+ * now and the abort point, so it has the other half for its round trip. The
+ * signal aborts once the task is lost: when a renewal says so, or at the
+ * abort point without a renewal (auto-extend off, or Redis unreachable or
+ * late), because soon after `expire` may give the task to another worker.
+ * One timer at a time: the next renewal, or the abort point.
  */
 export class Lease {
   readonly controller = new LazyAbort();
@@ -58,15 +82,11 @@ export class Lease {
   private stopped = false;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: Renewer,
     private readonly task: Task,
-    private readonly expiryMs: number,
-    private readonly autoExtend: boolean,
-    private readonly clock: Clock,
+    private readonly terms: LeaseTerms,
     private readonly onLost: (error: unknown) => void,
     private readonly onError: (error: unknown) => void,
-    /** engine ms per real ms: timers run in real ms */
-    private readonly timeScale = 1,
   ) {}
 
   get lost(): boolean {
@@ -77,28 +97,52 @@ export class Lease {
     return this.lostError;
   }
 
-  /** start times the first renewal, or the lease end, from when the claim's lease ends (engine ms). */
-  start(claimedEndMs: number | undefined): void {
-    this.renewed(
-      claimedEndMs ??
-        tryParseTime(this.task.core?.[Label.Expiry])?.getTime() ??
-        this.clock().getTime() + this.expiryMs,
-    );
+  /**
+   * begin takes over the lease a claim returned (its end in engine ms; else
+   * the task's expiry label) and says whether the handler may start: not
+   * when the lease is over (the task is lost), nor when it had to be renewed
+   * first and that failed (lost, or a Redis error, reported).
+   */
+  async begin(claimedEndMs: number | undefined): Promise<boolean> {
+    // a missing or unreadable lease end counts as ended, as expire reads it
+    this.endMs = claimedEndMs ?? tryParseTime(this.task.core?.[Label.Expiry])?.getTime() ?? 0;
+    const leftMs = this.leftMs();
+    if (leftMs <= 0) {
+      this.lose(
+        new TaskOutdatedError(
+          `Worker: the claim of task ${this.id} came too late to start: its lease ends at ` +
+            `${formatTime(new Date(this.endMs))} (lease margin ${this.terms.marginMs} ms)`,
+        ),
+      );
+      return false;
+    }
+    if (leftMs >= this.terms.expiryMs / 2) {
+      this.plan();
+      return true;
+    }
+    try {
+      await this.extend();
+    } catch (error) {
+      if (!isLost(error)) this.onError(error);
+      return false;
+    }
+    return !this.isLostFlag;
   }
 
   /** extend renews the lease now; a lost task aborts the signal and rethrows. */
   async extend(): Promise<void> {
     if (this.isLostFlag) throw this.lostError;
     // read before the call: the lease extend grants ends no earlier than this
-    const endMs = this.clock().getTime() + this.expiryMs;
+    const endMs = this.terms.clock().getTime() + this.terms.expiryMs;
     try {
       await this.engine.extend(this.task);
-      this.renewed(endMs);
     } catch (error) {
       // a renewal still in flight when the task completed finds it gone: not a loss
       if (isLost(error) && !this.stopped) this.lose(error);
       throw error;
     }
+    this.endMs = endMs;
+    this.plan();
   }
 
   /** lose marks the task lost: the signal aborts with the error, once. */
@@ -116,42 +160,54 @@ export class Lease {
     clearTimeout(this.timer);
   }
 
-  /** renewed sets the lease end and plans what comes next: a renewal at half the expiry, or the end. */
-  private renewed(endMs: number): void {
-    this.endMs = endMs;
-    if (this.autoExtend) this.schedule(this.expiryMs / 2);
-    else this.schedule(this.endMs - this.clock().getTime());
+  private get id(): string {
+    return this.task.core?.[Label.Object] ?? '';
   }
 
-  /** schedule runs the next step in `engineMs` of engine time: a renewal, or the end of the lease once it came. */
+  /** leftMs is how long until the abort point (the lease end less the margin), in engine ms. */
+  private leftMs(): number {
+    return this.endMs - this.terms.marginMs - this.terms.clock().getTime();
+  }
+
+  /** plan times what comes next from the lease end: a renewal halfway to the abort point, or the abort point. */
+  private plan(): void {
+    if (this.stopped || this.isLostFlag) return;
+    const leftMs = this.leftMs();
+    if (leftMs <= 0) this.expired();
+    else this.schedule(this.terms.autoExtend ? leftMs / 2 : leftMs);
+  }
+
+  /** schedule runs the next step in `engineMs` of engine time: a renewal, or the abort point once it came. */
   private schedule(engineMs: number): void {
     clearTimeout(this.timer);
     if (this.stopped || this.isLostFlag) return;
-    this.timer = setTimeout(() => this.step(), Math.max(0, engineMs / this.timeScale));
+    this.timer = setTimeout(() => this.step(), Math.max(0, engineMs / this.terms.timeScale));
     this.timer.unref();
   }
 
   private step(): void {
-    const leftMs = this.endMs - this.clock().getTime();
-    if (leftMs <= 0 || !this.autoExtend) {
-      const id = this.task.core?.[Label.Object] ?? '';
-      this.lose(
-        new TaskOutdatedError(
-          `Worker: the lease of task ${id} ended at ${formatTime(new Date(this.endMs))} without renewal`,
-        ),
-      );
+    const leftMs = this.leftMs();
+    if (leftMs <= 0 || !this.terms.autoExtend) {
+      this.expired();
       return;
     }
-    // while the renewal is under way the lease end stands guard: a command to
-    // an unreachable Redis waits in the client's queue, maybe for long
+    // while the renewal is under way the abort point stands guard: a command
+    // to an unreachable Redis waits in the client's queue, maybe for long
     this.schedule(leftMs);
     this.extend().catch((error: unknown) => {
       if (isLost(error)) return;
-      // Redis trouble: report and try again soon, at the latest when the lease ends
+      // Redis trouble: report and try again soon, at the latest at the abort point
       this.onError(error);
-      this.schedule(
-        Math.min(Math.max(50, this.expiryMs / 10), this.endMs - this.clock().getTime()),
-      );
+      this.schedule(Math.min(Math.max(50, this.terms.expiryMs / 10), this.leftMs()));
     });
+  }
+
+  /** expired loses the task at the abort point: from the lease end on, expire may give it to another worker. */
+  private expired(): void {
+    this.lose(
+      new TaskOutdatedError(
+        `Worker: the lease of task ${this.id} ends at ${formatTime(new Date(this.endMs))} without renewal`,
+      ),
+    );
   }
 }

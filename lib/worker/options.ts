@@ -32,10 +32,20 @@ export interface WorkerOptions {
    */
   pollInterval?: number;
   /**
-   * Renew the lease of a running task at half its expiry.
+   * Renew the lease of a running task, halfway between now and its abort
+   * point (the lease end less `leaseMargin`): about half the expiry after a
+   * fresh lease, sooner after one that came late.
    * @defaultValue true
    */
   autoExtend?: boolean;
+  /**
+   * How many ms (of the engine's clock) before its lease end a running task's
+   * signal aborts, for clock skew between workers and replies that arrive
+   * late; a claim with less lease left than that is not started. Must be
+   * less than half the engine's `expiry`.
+   * @defaultValue min(1 000, expiry / 10)
+   */
+  leaseMargin?: number;
   /**
    * Take part in running `expire` and `ticker`.
    * @defaultValue true
@@ -58,6 +68,7 @@ export const workerDefaults = {
   stopTimeout: undefined,
   pollInterval: 5_000,
   autoExtend: true,
+  leaseMargin: undefined,
   background: true,
   timeScale: 1,
 } as const;
@@ -69,6 +80,8 @@ export interface ResolvedWorkerOptions {
   readonly stopTimeout: number | undefined;
   readonly pollInterval: number;
   readonly autoExtend: boolean;
+  /** undefined: the default, which depends on the engine's expiry (see leaseMarginMs) */
+  readonly leaseMargin: number | undefined;
   readonly background: boolean;
   readonly timeScale: number;
 }
@@ -93,6 +106,8 @@ export function resolveWorkerOptions(options?: WorkerOptions | null): ResolvedWo
   }
   if (resolved.stopTimeout !== undefined)
     integerOption('stopTimeout', resolved.stopTimeout, 0, maxTimerMs);
+  if (resolved.leaseMargin !== undefined)
+    integerOption('leaseMargin', resolved.leaseMargin, 0, maxTimerMs);
   if (
     typeof resolved.timeScale !== 'number' ||
     !Number.isFinite(resolved.timeScale) ||
@@ -128,6 +143,24 @@ function readOptions(options: unknown): WorkerOptions {
     throw new TypeError(`Worker options cannot be read: ${reason(error)}`);
   }
   return read;
+}
+
+/** The default lease margin: a tenth of the expiry, at most a second (engine ms). */
+const leaseMarginMostMs = 1_000;
+
+/**
+ * leaseMarginMs is the lease margin a worker uses with an engine of that
+ * expiry: the option, or the default. A RangeError when it is not less than
+ * half the expiry: each lease would be renewed at once, or never start.
+ */
+export function leaseMarginMs(options: ResolvedWorkerOptions, expiryMs: number): number {
+  const marginMs = options.leaseMargin ?? Math.min(leaseMarginMostMs, Math.floor(expiryMs / 10));
+  if (marginMs >= expiryMs / 2) {
+    throw new RangeError(
+      `Worker option "leaseMargin" must be less than half the engine's expiry (${expiryMs} ms); got ${marginMs}`,
+    );
+  }
+  return marginMs;
 }
 
 function integerOption(name: string, value: unknown, min: 0 | 1, max: number): void {

@@ -13,6 +13,7 @@ import {
   type FilterList,
   type Parking,
 } from '../engine/runtime.js';
+import { TaskOutdatedError } from '../errors.js';
 import { Label } from '../task/label.js';
 import type { Task } from '../task/task.js';
 import { formatTime } from '../task/time.js';
@@ -22,8 +23,13 @@ import { Completions } from './completions.js';
 import { DeclinedTasks } from './declined.js';
 import type { WorkerEvents } from './events.js';
 import { pickHandler, searchFilters, type EnsureContext, type Handler } from './handler.js';
-import { isLost, LazyAbort, Lease } from './lease.js';
-import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
+import { isLost, LazyAbort, Lease, type LeaseTerms } from './lease.js';
+import {
+  leaseMarginMs,
+  resolveWorkerOptions,
+  type ResolvedWorkerOptions,
+  type WorkerOptions,
+} from './options.js';
 import { WakeUp } from './wake.js';
 
 const none: string[] = [];
@@ -61,6 +67,10 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private stopping: Promise<void> | undefined;
   /** Tasks being ensured: the controller of their signal. */
   private readonly running = new Map<string, LazyAbort>();
+  /** The leases of the tasks being ensured (broadcast tasks have none). */
+  private readonly leases = new Map<string, Lease>();
+  /** How this worker's leases are planned: the engine's expiry and clock, the options. */
+  private readonly leaseTerms: LeaseTerms;
   /**
    * Tasks still being ensured although their lease was lost: this worker must
    * not claim them again meanwhile (expire may have offered them anew), or one
@@ -91,6 +101,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
     requireEngine(engine);
     this.handlers = readHandlers(handlers);
     this.options = resolveWorkerOptions(options);
+    this.leaseTerms = this.resolveLeaseTerms();
     const filters = searchFilters(this.handlers).filter((filter) => filter !== undefined);
     this.filterTurns =
       filters.length === 0
@@ -100,6 +111,17 @@ export class Worker extends EventEmitter<WorkerEvents> {
       (batch) => deleteThenSearch(this.engine, batch, this.skipped()),
       this.options.concurrency,
     );
+  }
+
+  private resolveLeaseTerms(): LeaseTerms {
+    const { options, clock } = engineContext(this.engine);
+    return {
+      expiryMs: options.expiry,
+      marginMs: leaseMarginMs(this.options, options.expiry),
+      autoExtend: this.options.autoExtend,
+      timeScale: this.options.timeScale,
+      clock,
+    };
   }
 
   /** stopRequested: stop() was called (read through a getter, so the compiler does not assume it). */
@@ -294,7 +316,14 @@ export class Worker extends EventEmitter<WorkerEvents> {
     // Still running here: a broadcast task whose local lease ran out, or (a
     // search that was under way when the lease lapsed) a task claimed again.
     if (this.running.has(id)) {
-      if (owned) await this.release(task);
+      if (owned) {
+        // search hands out only tasks without an owner: the run under way lost
+        // its lease meanwhile, although its renewals, by the same worker id, pass
+        this.leases
+          .get(id)
+          ?.lose(new TaskOutdatedError(`Worker: task ${id} was claimed again while it ran`));
+        await this.release(task);
+      }
       return undefined;
     }
     let handler: Handler | undefined;
@@ -310,20 +339,16 @@ export class Worker extends EventEmitter<WorkerEvents> {
       return undefined;
     }
 
-    const context = engineContext(this.engine);
     const lease = owned
       ? new Lease(
           this.engine,
           task,
-          context.options.expiry,
-          this.options.autoExtend,
-          context.clock,
+          this.leaseTerms,
           (error) => {
             if (this.running.has(id)) this.lapsed.add(id);
             this.emit('task:lost', task, error);
           },
           (error) => this.report(error),
-          this.options.timeScale,
         )
       : undefined;
     const controller = lease?.controller ?? new LazyAbort();
@@ -335,7 +360,10 @@ export class Worker extends EventEmitter<WorkerEvents> {
       progress: (value) => this.progress(task, value),
     };
     this.running.set(id, controller);
-    lease?.start(claimedLeaseEnd(task));
+    if (lease !== undefined) {
+      this.leases.set(id, lease);
+      if (!(await this.begin(task, lease))) return undefined;
+    }
     const started = performance.now();
     let failure: { error: unknown } | undefined;
     try {
@@ -343,9 +371,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
     } catch (error) {
       failure = { error };
     } finally {
-      lease?.stop();
-      this.running.delete(id);
-      this.lapsed.delete(id);
+      this.forget(id, lease);
     }
     if (lease?.lost === true) {
       if (failure !== undefined) this.emit('task:failed', task, failure.error);
@@ -364,6 +390,27 @@ export class Worker extends EventEmitter<WorkerEvents> {
       return undefined;
     }
     return this.complete(task, slot, lease, performance.now() - started);
+  }
+
+  /**
+   * begin readies the lease of a claimed task before its handler starts. A
+   * claim that came too late, whose renewal failed, or that stop() overtook
+   * is not started: it is given back (if still owned).
+   */
+  private async begin(task: Task, lease: Lease): Promise<boolean> {
+    const ready = await lease.begin(claimedLeaseEnd(task));
+    if (ready && !lease.lost && !this.stopRequested) return true;
+    this.forget(task.core?.[Label.Object] ?? '', lease);
+    await this.release(task);
+    return false;
+  }
+
+  /** forget ends the bookkeeping of a task this worker no longer runs. */
+  private forget(id: string, lease: Lease | undefined): void {
+    lease?.stop();
+    this.running.delete(id);
+    this.leases.delete(id);
+    this.lapsed.delete(id);
   }
 
   /** complete deletes an ensured task; while taking work, in one step with the next claim. */
