@@ -44,6 +44,7 @@ export const keyNames = [
   'owner-order', // zset (lex): the JavaScript-order key of each worker that owns tasks (share gate: who sorts first)
   'holders', // hash: id of each owned task -> the worker its `owners` count is held for
   'broadcast', // zset: `all` tasks without cron that are not gate templates, score = sequence number (store order)
+  'halted', // zset (lex): ids of tasks the circuit breaker holds (cycles reached cancel)
   'retention', // zset (lex): tasks retention may delete (no cron, not a gate template) outside `ready`
   'templates', // zset: cron templates, score = tick+1 ms
   'ticker-check', // zset: cron templates whose tick-1 may need maintenance, score = when

@@ -267,7 +267,7 @@ local function orphans()
     leave_ready(id, K['ready'], id)
     leave_ready(id, K['ready-cron'], id)
     for _, key in ipairs({ K['waiting'], K['promoted'], K['leases'], K['broadcast'], K['retention'],
-      K['templates'], K['ticker-check'], K['gate-templates'], K['wild-leaves'] }) do
+      K['templates'], K['ticker-check'], K['gate-templates'], K['wild-leaves'], K['halted'] }) do
       redis.call('ZREM', key, id)
     end
     redis.call('HDEL', K['due'], id)
@@ -593,6 +593,13 @@ local function reindex(id, old, new, ctx)
   if (old_gate or new_gate) and not (old_gate and new_gate and same_keys(old.gate, new.gate)) then
     if old_gate then links().index_gate_template(id, old.gate, false) end
     if new_gate then links().index_gate_template(id, new.gate, true) end
+  end
+
+  -- halted tasks are listed for the statistics and the circuit-breaker listing
+  local old_halted = os ~= nil and os.halted
+  local new_halted = ns ~= nil and ns.halted
+  if old_halted ~= new_halted then
+    if new_halted then redis.call('ZADD', K['halted'], 0, id) else redis.call('ZREM', K['halted'], id) end
   end
 
   local old_broadcast = os ~= nil and os.broadcast
