@@ -94,4 +94,27 @@ describe('Worker broadcast tasks', () => {
     expect(attempts).toEqual([idOf(broadcast), idOf(broadcast)]);
     expect((await eon.lister({ meta: { kind: 'news' } })).map(idOf)).toEqual([idOf(broadcast)]);
   });
+
+  it('declines a broadcast task no handler takes once: it does not come back after the local lease', async () => {
+    const expiry = 200;
+    const eon = queue().live('eon', { expiry });
+    const worker = queue().worker(eon, [
+      { filter: (task) => has(task.meta, { kind: 'mine' }), ensure: () => Promise.resolve() },
+    ]);
+    await worker.start();
+    await laterMillisecond();
+    const declined = next(worker, 'task:declined', 3_000);
+    const broadcast = await eon.create({
+      meta: { kind: 'news' },
+      node: { [Label.Method]: Method.All },
+    });
+    expect(idOf((await declined)[0])).toBe(idOf(broadcast));
+    // a task due after several local leases: by then a second delivery would have come
+    const marker = await eon.create({
+      cron: { [Label.Exact]: formatTime(new Date(Date.now() + 4 * expiry)) },
+      meta: { kind: 'mine' },
+    });
+    await next(worker, 'task:ensured', 3_000, (task) => idOf(task) === idOf(marker));
+    expect(queue().log(worker).declined.map(idOf)).toEqual([idOf(broadcast)]);
+  });
 });

@@ -12,18 +12,22 @@ import type { Task } from '../task/task.js';
 export interface FilterList {
   readonly texts: string;
   readonly ids: string;
+  /** The set of the filters, whatever their order: broadcast delivery keeps a floor per set. */
+  readonly set: string;
 }
 
 /** noFilters is the list of a search without a filter. */
-export const noFilters: FilterList = { texts: '', ids: '' };
+export const noFilters: FilterList = { texts: '', ids: '', set: '' };
 
 /** filterList prepares validated filters for the search script. */
 export function filterList(filters: readonly Task[]): FilterList {
   if (filters.length === 0) return noFilters;
   const texts = filters.map((filter) => encodeTask(filter));
+  const ids = texts.map((text) => filterId(text));
   return {
     texts: JSON.stringify(texts),
-    ids: texts.map((text) => `${filterId(text)},`).join(''),
+    ids: ids.map((id) => `${id},`).join(''),
+    set: [...new Set(ids)].sort().join(','),
   };
 }
 

@@ -7,6 +7,7 @@ import { filterList, noFilters, type FilterList } from './filters.js';
 import { contextOf } from './handle.js';
 import { run } from './run.js';
 import {
+  broadcastArgs,
   claimedLeaseEnd,
   more,
   parkingArgs,
@@ -67,7 +68,13 @@ export async function deleteThenSearch(
       const prepared = prepareDelete(context, task, now);
       // a broadcast copy this engine received is completed here: its search follows below
       if (prepared.completedLocally) return;
-      args.push(...prepared.args, filters.texts, filters.ids, ...parkingArgs(parking));
+      args.push(
+        ...prepared.args,
+        filters.texts,
+        filters.ids,
+        ...parkingArgs(parking),
+        ...broadcastArgs(context, filters),
+      );
       sent.push(index);
     } catch (error) {
       outcomes[index] = { deleted: false, error };
@@ -84,7 +91,8 @@ export async function deleteThenSearch(
         return;
       }
       const [, ...search] = reply;
-      const outcome = readSearchReply(context, search, nowMs);
+      const filterSet = completions[index]?.filters.set ?? '';
+      const outcome = readSearchReply(context, search, nowMs, filterSet);
       // a broadcast task another search of this engine delivered first, or a
       // search that ran out of its budget: search again below
       if (outcome !== retry && outcome !== more) outcomes[index] = { deleted: true, next: outcome };
@@ -122,6 +130,15 @@ export async function searchFor(
   const context = contextOf(engine);
   assertOpen(context, 'search');
   return searchWith(context, filters, exclude, parking);
+}
+
+/**
+ * completeLocally marks a broadcast task this engine received done here, as
+ * delete's step 1 does (the worker runtime, for one none of its handlers
+ * takes): this engine is not offered it again.
+ */
+export function completeLocally(engine: object, id: string): void {
+  contextOf(engine).ledger.complete(id);
 }
 
 /**

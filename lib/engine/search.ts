@@ -14,8 +14,8 @@ export type SearchReply = [
   floor: string,
   nextDue: string,
   resume: string,
+  sequenceBack: '' | '1',
 ];
-
 /**
  * searchTask delivers a broadcast task or claims a task for this worker
  * (semantics 3.2).
@@ -59,7 +59,7 @@ export async function searchWith(
       'search',
       searchArgs(context, filters, nowMs, exclude, resume, parking),
     )) as SearchReply;
-    const outcome = readSearchReply(context, reply, nowMs);
+    const outcome = readSearchReply(context, reply, nowMs, filters.set);
     if (outcome === more) resume = reply[5];
     else if (outcome === retry) resume = '';
     else return outcome;
@@ -93,7 +93,6 @@ export function searchArgs(
   resume = '',
   parking?: Parking,
 ): (string | number)[] {
-  const { ledger } = context;
   const leaseEndMs = nowMs + context.options.expiry;
   return [
     nowMs,
@@ -101,9 +100,8 @@ export function searchArgs(
     formatTime(new Date(leaseEndMs)),
     leaseEndMs,
     filters.texts,
-    ledger.floor,
-    idList(ledger.doneIds()),
-    idList(ledger.leasedIds(nowMs)),
+    ...broadcastArgs(context, filters),
+    idList(context.ledger.redeliverIds(nowMs)),
     context.startMs,
     idList(exclude),
     context.selfKey,
@@ -111,6 +109,12 @@ export function searchArgs(
     filters.ids,
     ...parkingArgs(parking),
   ];
+}
+
+/** broadcastArgs are where a search's walk over broadcast tasks starts for its filters, and what it skips. */
+export function broadcastArgs(context: EngineContext, filters: FilterList): string[] {
+  const { ledger } = context;
+  return [`${ledger.floor(filters.set)}:${ledger.base}`, idList(ledger.skipIds(filters.set))];
 }
 
 /** parkingArgs are the slot and park deadline arguments of a search. */
@@ -133,9 +137,12 @@ export function readSearchReply(
   context: EngineContext,
   reply: SearchReply,
   nowMs: number,
+  filterSet: string,
 ): Task | undefined | typeof retry | typeof more {
-  const [kind, id, record, floor, nextDue] = reply;
-  context.ledger.raiseFloor(Number(floor));
+  const [kind, id, record, floors, nextDue, , sequenceBack] = reply;
+  const [floor = 0, base = 0] = floors.split(':').map(Number);
+  if (sequenceBack === '1') context.ledger.restartFloors();
+  else context.ledger.raiseFloor(filterSet, floor, base);
   if (kind === 'more') return more;
   if (kind === 'none') {
     context.nextDueMs = nextDue === '' ? undefined : Number(nextDue);

@@ -7,7 +7,8 @@ import type { Task } from '../task/task.js';
  *     task:failed    an ensure rejected; the task expires and is retried
  *     task:lost      the worker lost the task (revoked, reset, replaced, deleted,
  *                    its lease ran out), or its claim came too late to start
- *     task:declined  no handler took the task; it was released for others
+ *     task:declined  no handler took the task; it was released for others (a
+ *                    broadcast task: this worker is done with it, it does not come back)
  *     task:progress  a handler published progress
  *     expire:done    this worker ran expire for the queue
  *     ticker:done    this worker ran ticker for the queue

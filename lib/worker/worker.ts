@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Engine } from '../engine/engine.js';
 import {
   claimedLeaseEnd,
+  completeLocally,
   deleteThenSearch,
   engineContext,
   filterList,
@@ -333,8 +334,13 @@ export class Worker extends EventEmitter<WorkerEvents> {
       this.report(error); // a filter that throws takes nothing
     }
     if (handler === undefined) {
-      this.declined.decline(id);
-      if (owned) await this.release(task);
+      // a broadcast task no handler takes is done here: it never comes back
+      if (owned) {
+        this.declined.decline(id);
+        await this.release(task);
+      } else {
+        completeLocally(this.engine, id);
+      }
       this.emit('task:declined', task);
       return undefined;
     }

@@ -7,12 +7,14 @@
 
   KEYS         every key of the queue
   ARGV[1-15]   the search's arguments, as in search.lua, shared by every
-               entry; ARGV[5] and ARGV[13] (the filters), ARGV[14] and
-               ARGV[15] (the slot) are unused: each entry has its own, and
-               ARGV[12] (resume) is ''
-  ARGV[16..]   per entry, 16 arguments: the delete's twelve, as in
+               entry; ARGV[5] and ARGV[13] (the filters), ARGV[6] and ARGV[7]
+               (the broadcast floor and skips, which follow the filters),
+               ARGV[14] and ARGV[15] (the slot) are unused: each entry has its
+               own, and ARGV[12] (resume) is ''
+  ARGV[16..]   per entry, 18 arguments: the delete's twelve, as in
                delete.lua, then the entry's search filters, their ids, its
-               slot and park deadline (as ARGV[5], [13], [14], [15] of search.lua)
+               slot and park deadline, its broadcast floor and skips (as
+               ARGV[5], [13], [14], [15], [6], [7] of search.lua)
 
   Returns  per entry, in order: { delete result, kind, id, record, floor, next due, resume }
            (see delete.lua, search.lua), or { 'error', message } when the
@@ -29,7 +31,7 @@
 local searching = search_request(1)
 local ctx = new_context(searching.now)
 local replies = {}
-for first = SEARCH_ARGUMENTS + 1, #ARGV, 16 do
+for first = SEARCH_ARGUMENTS + 1, #ARGV, 18 do
   local deleting = delete_request(first, searching.now)
   local result = delete(deleting, ctx)
   if type(result) == 'table' then
@@ -37,6 +39,9 @@ for first = SEARCH_ARGUMENTS + 1, #ARGV, 16 do
   else
     read_filters(searching, ARGV[first + 12], ARGV[first + 13])
     searching.slot, searching.park_until = ARGV[first + 14], ARGV[first + 15]
+    searching.floor = string.match(ARGV[first + 16], '^(%d+)')
+    searching.base = string.match(ARGV[first + 16], ':(%d+)$')
+    searching.skip = id_set(ARGV[first + 17], {})
     replies[#replies + 1] = { result, search(searching, ctx) }
   end
 end

@@ -7,10 +7,11 @@
   ARGV[3]  expiry       formatTime(now + expiry): the lease end of a claim
   ARGV[4]  expiry_ms    the same in ms
   ARGV[5]  filters      JSON array of the filters' JSON texts, tried in turn, or '' (no filter)
-  ARGV[6]  floor        broadcast tasks stored up to this sequence number are done
-                        for this engine, or were created before it started
-  ARGV[7]  done         JSON array of later broadcast ids this engine completed
-  ARGV[8]  leased       JSON array of broadcast ids under this engine's local lease
+  ARGV[6]  floors       '<floor>:<base>': broadcast tasks stored up to <floor> are settled
+                        for this engine and these filters, up to <base> for any filters
+                        (lib/engine/broadcast-ledger.ts)
+  ARGV[7]  skip         JSON array of broadcast ids above the floor this engine received, or ''
+  ARGV[8]  redeliver    JSON array of broadcast ids it received whose local lease ended, or ''
   ARGV[9]  start_ms     the engine's start instant: older broadcast tasks are not for it
   ARGV[10] exclude      JSON array of ids not to claim (the worker runtime's declined tasks), or ''
   ARGV[11] self_key     where the worker sorts among the owners (lib/engine/keys.ts workerOrderKey)
@@ -20,15 +21,16 @@
   ARGV[15] park_until   '' or a deadline (ms): with no work, the slot parks until
                         a task it may take comes, or this deadline passes
 
-  Returns  { kind, id, record, floor, next due, resume }
+  Returns  { kind, id, record, floor, next due, resume, sequence back }
            kind 'broadcast' (nothing written), 'task' (claimed), 'none', or
            'more' (the step ran out of its budget: run it again with `resume`);
            the task's id and record in the stored form (lib/task/codec.ts);
-           floor: the sequence number up to which every broadcast task is done
-           for this engine or predates it;
+           floor: the new '<floor>:<base>';
            next due: the earliest due time of a waiting task, or '' (with 'none');
-           resume: with 'more', the ARGV[12] of the next step. Woken slots
-           hear of it on the queue's signal channel (include/index.lua finish)
+           resume: with 'more', the ARGV[12] of the next step;
+           sequence back: '1' when the queue's sequence counter is below the
+           floor (Redis went back in time): the engine walks again from the start
+           Woken slots hear of it on the queue's signal channel (include/index.lua finish)
   Errors   none
 ]]
 --- @include "task"

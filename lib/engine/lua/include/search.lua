@@ -9,10 +9,12 @@
 -- request.filters     the decoded filters, tried in turn ({} for none)
 -- request.filter_ids  their ids (lib/engine/filters.ts), in the same order
 -- request.filter_json their JSON, in the same order
--- request.floor       broadcast tasks stored up to this sequence number are done
---                     for this engine, or were created before it started
--- request.done        set of later broadcast ids this engine completed
--- request.leased      set of broadcast ids under this engine's local lease
+-- request.floor       broadcast tasks stored up to this sequence number are
+--                     settled for this engine and these filters
+-- request.base        ... and up to this one for every set of filters: they
+--                     were created before the engine started
+-- request.skip        set of broadcast ids above the floor this engine received
+-- request.redeliver   set of broadcast ids it received whose local lease ended
 -- request.start_ms    the engine's start instant
 -- request.exclude     set of ids the caller does not want (a worker's declined tasks)
 -- request.resume      where the pick resumes: '' from the start, else
@@ -33,6 +35,7 @@
 
 local PROMOTE_MOST = 100
 local WALK_MOST = 256
+local BROADCAST_MOST = 256
 local FILL_MOST = 256
 -- a filter whose walk passed this many tasks without a match gets a pool
 local SPARSE_AFTER = 64
@@ -51,33 +54,47 @@ local function matches_any(task, filters)
 end
 
 -- Phase 1: the oldest broadcast task created after this engine started that
--- it has not completed, holds no local lease on, and one of the filters
--- matches. Writes nothing. The index is in store order; the floor skips the
--- run this engine is done with.
+-- one of the filters matches and it has not received, or received and whose
+-- local lease ended without completion. Writes nothing. The walk goes in
+-- store order from the floor, at most BROADCAST_MOST tasks a step; what it
+-- passes is settled for these filters (created before the engine started,
+-- not matched, or received: the ledger has it), so the floor moves past it.
+-- Returns the id and record to deliver (or nil), the new floor, and whether
+-- the step ran out of its budget.
 local function find_broadcast(request)
-  local floor = tonumber(request.floor)
+  local floor, base = tonumber(request.floor), tonumber(request.base)
   local start_ms = tonumber(request.start_ms)
-  local contiguous = true
+  -- the base floor moves with a walk that starts there, over the tasks created
+  -- before the engine started: settled for every set of filters
+  local at_base = floor == base
   local best_id, best_json = nil, nil
-  local from = '(' .. floor
-  while true do
-    local page = redis.call('ZRANGEBYSCORE', K['broadcast'], from, '+inf', 'WITHSCORES', 'LIMIT', 0, 100)
-    for index = 1, #page, 2 do
-      local id, sequence = page[index], page[index + 1]
-      if request.done[id] or creation_ms(id) <= start_ms then
-        if contiguous then floor = tonumber(sequence) end
-      else
-        contiguous = false
-        if not request.leased[id] and (best_id == nil or bytes_less(id, best_id)) then
-          local json = redis.call('HGET', K['tasks'], id)
-          local task = json and decode_stored(id, json)
-          if task ~= nil and matches_any(task, request.filters) then best_id, best_json = id, json end
-        end
-      end
-    end
-    if #page < 200 then return best_id, best_json, floor end
-    from = '(' .. page[#page]
+  local function consider(id)
+    if best_id ~= nil and not bytes_less(id, best_id) then return false end
+    local json = redis.call('HGET', K['tasks'], id)
+    local task = json and decode_stored(id, json)
+    if task == nil or not matches_any(task, request.filters) then return false end
+    best_id, best_json = id, json
+    return true
   end
+  for id in pairs(request.redeliver) do
+    if redis.call('ZSCORE', K['broadcast'], id) then consider(id) end
+  end
+  local page = redis.call('ZRANGEBYSCORE', K['broadcast'], '(' .. floor, '+inf', 'WITHSCORES', 'LIMIT', 0, BROADCAST_MOST)
+  for index = 1, #page, 2 do
+    local id, sequence = page[index], page[index + 1]
+    local old = creation_ms(id) <= start_ms
+    if not old then at_base = false end
+    if not old and not request.skip[id] then
+      local chosen = consider(id)
+      -- the first task it may deliver ends the walk: delivered, it is settled;
+      -- passed over for an older one, it is not
+      if chosen then floor = tonumber(sequence) end
+      if best_id ~= nil then return best_id, best_json, floor, base, false end
+    end
+    floor = tonumber(sequence)
+    if at_base then base = floor end
+  end
+  return best_id, best_json, floor, base, #page == 2 * BROADCAST_MOST
 end
 
 local function next_due()
@@ -195,9 +212,9 @@ local function seen(filter_id, now)
   if last + SEEN_EVERY <= now then redis.call('ZADD', K['filter-seen'], now, filter_id) end
 end
 
--- an answer of search: kind, id, record, floor, next due, resume
-local function answer(kind, id, record, floor, due, resume)
-  return kind, id or '', record or '', floor, due or '', resume or ''
+-- an answer of search: kind, id, record, floor, next due, resume, sequence back
+local function answer(kind, id, record, floor, due, resume, back)
+  return kind, id or '', record or '', floor, due or '', resume or '', back or ''
 end
 
 local function search(request, ctx)
@@ -230,12 +247,18 @@ local function search(request, ctx)
   -- call tells whether those phases have anything to do
   local optional = redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete'], K['promoted']) > 0
 
-  local floor = request.floor
+  local floor = request.floor .. ':' .. request.base
   if optional and redis.call('EXISTS', K['broadcast']) == 1 then
-    local broadcast_id, broadcast
-    broadcast_id, broadcast, floor = find_broadcast(request)
-    floor = string.format('%d', floor)
+    -- a counter below the floor: Redis went back in time (an older snapshot,
+    -- a failover to a lagging replica); the engine lowers its floors
+    local sequence = redis.call('GET', K['sequence']) or '0'
+    if tonumber(sequence) < tonumber(request.floor) then
+      return answer('more', nil, nil, sequence .. ':' .. sequence, nil, '', '1')
+    end
+    local broadcast_id, broadcast, at, base, exhausted = find_broadcast(request)
+    floor = string.format('%d:%d', at, base)
     if broadcast ~= nil then return answer('broadcast', broadcast_id, broadcast, floor) end
+    if exhausted then return answer('more', nil, nil, floor, nil, '') end
   end
 
   local late, unpromoted = 0, 0
@@ -409,9 +432,10 @@ local function search_request(first)
     worker = ARGV[first + 1],
     expiry = ARGV[first + 2],
     expiry_ms = ARGV[first + 3],
-    floor = ARGV[first + 5],
-    done = id_set(ARGV[first + 6], none),
-    leased = id_set(ARGV[first + 7], none),
+    floor = string.match(ARGV[first + 5], '^(%d+)'),
+    base = string.match(ARGV[first + 5], ':(%d+)$'),
+    skip = id_set(ARGV[first + 6], none),
+    redeliver = id_set(ARGV[first + 7], none),
     start_ms = ARGV[first + 8],
     exclude = id_set(ARGV[first + 9], none),
     self_key = ARGV[first + 10],
