@@ -51,11 +51,15 @@ export const keyNames = [
   'children', // zset (lex): `<template id><child id>`
   'gates', // zset (lex): `<gate key>\0<template id>` of gate templates
   'gate-templates', // zset (lex): ids of gate templates
-  'pairs', // hash: encoded meta pair -> number of tasks whose meta has it (watched keys only)
-  'watched', // hash: meta key -> '1' once some leaf's exact root named it (pairs counts that key from then on)
-  'watch', // zset (lex): `<encoded root pair>\0<leaf id>` of leaves with exact roots
-  'wild-leaves', // zset (lex): ids of leaves whose root holds patterns
-  'obsolete', // hash: leaf id -> id of a task whose meta matches its root ('?' = by count)
+  'watched', // hash: meta key -> '1' (listed in meta-tasks) or 'k' (being listed) once an exact root named it
+  'meta-tasks', // zset (lex): `<encoded pair>\0<id>` of each task whose meta has the pair, for watched keys
+  'roots', // hash: group id -> `{"a": anchor pair, "r": root}` of each root some leaf has
+  'root-leaves', // zset (lex): `<group id>\0<leaf id>` of each leaf
+  'root-anchors', // zset (lex): `<encoded pair>\0<group id>` of each group of an exact root
+  'wild-roots', // zset (lex): group ids of roots with patterns
+  'witnesses', // hash: group id -> a task whose meta has the group's root
+  'obsolete-groups', // zset (lex): group ids that have a witness: search deletes their leaves
+  'root-jobs', // list: JSON of the jobs that read the queue for roots, first in first out
   'sweep', // string: HSCAN cursor of expire's sweep for records that are not tasks
   'filters', // hash: filter id -> the filter (a query workers search with), for wake-ups and pools
   'filter-seen', // zset: filter id, score = when a worker last searched with it (ms): unused filters are dropped

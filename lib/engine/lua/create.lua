@@ -10,10 +10,12 @@
   ARGV[6]  layout      the layout version the engine writes
 
   Returns  the new object id
-  Errors   none: create is validated before it runs
+  Errors   TASK_LIMIT when the task is a leaf with a root of patterns and the
+           queue has as many such roots as it checks (before any write)
 ]]
 --- @include "task"
 --- @include "has"
+--- @include "roots"
 --- @include "index"
 
 local now = tonumber(ARGV[1])
@@ -21,6 +23,13 @@ local task = decode_task(ARGV[2])
 local ctx = new_context(now)
 ctx.due_ms = tonumber(ARGV[3])
 ctx.tick_p1_ms = tonumber(ARGV[4])
+
+-- a leaf with a root of patterns no group has yet: only so many such roots
+-- are checked against every task stored (include/roots.lua)
+if shape_of(task).leaf and not roots().room_for(task.root) then
+  return redis.error_reply(E_TASK_LIMIT .. ' create: the queue has ' .. WILD_ROOTS_MOST
+    .. ' roots with patterns already; a new one is refused')
+end
 
 redis.call('SET', K['layout'], ARGV[6], 'NX')
 local id = new_id(now)

@@ -23,6 +23,7 @@
 ]]
 --- @include "task"
 --- @include "has"
+--- @include "roots"
 --- @include "index"
 --- @include "walk"
 --- @include "delete"

@@ -19,6 +19,7 @@
 ]]
 --- @include "task"
 --- @include "has"
+--- @include "roots"
 --- @include "index"
 --- @include "delete"
 

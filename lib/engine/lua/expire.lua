@@ -13,6 +13,7 @@
 ]]
 --- @include "task"
 --- @include "has"
+--- @include "roots"
 --- @include "index"
 
 local now = tonumber(ARGV[1])
@@ -78,6 +79,9 @@ if sweep > 0 then
     end
   end
 end
+
+-- Root jobs (include/roots.lua) go on here too, so an idle queue finishes them.
+if redis.call('EXISTS', K['root-jobs']) == 1 then roots().work(JOB_MOST) end
 
 -- Filters nobody searched with for FILTER_IDLE_MS are dropped; their pools are
 -- emptied a batch per call ('x' in `filter-pools`).

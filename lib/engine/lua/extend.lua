@@ -12,6 +12,7 @@
 ]]
 --- @include "task"
 --- @include "has"
+--- @include "roots"
 --- @include "index"
 
 local id = ARGV[2]

@@ -35,6 +35,7 @@
 ]]
 --- @include "task"
 --- @include "has"
+--- @include "roots"
 --- @include "index"
 --- @include "walk"
 --- @include "search"

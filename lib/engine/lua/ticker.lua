@@ -20,6 +20,7 @@
 ]]
 --- @include "task"
 --- @include "has"
+--- @include "roots"
 --- @include "index"
 
 local now = tonumber(ARGV[1])

@@ -11,6 +11,7 @@
 ]]
 --- @include "task"
 --- @include "has"
+--- @include "roots"
 --- @include "index"
 
 for index = 3, #ARGV do parking().unpark(ARGV[2] .. '\0' .. ARGV[index]) end

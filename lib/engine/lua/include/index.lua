@@ -13,7 +13,7 @@
 --
 -- Redis runs a script's whole chunk on every call, so each function defined
 -- costs every call. What most calls never need (roots, gates, children) lives
--- in modules built on first use: links() and leaves().
+-- in modules built on first use: links(), and roots() in include/roots.lua.
 
 local ID_LENGTH = 26
 
@@ -261,17 +261,16 @@ local function orphans()
 
   -- forget removes an id from the pools, and gives back the owners count it
   -- held. Members that carry a prefix the record alone says (`gates`,
-  -- `watch`, `children`) cannot be found without it: each is dropped where an
-  -- operation meets it, and repair rebuilds them all.
+  -- `children`, `root-leaves`, `meta-tasks`) cannot be found without it: each
+  -- is dropped where an operation meets it, and repair rebuilds them all.
   function M.forget(id, ctx)
     leave_ready(id, K['ready'], id)
     leave_ready(id, K['ready-cron'], id)
     for _, key in ipairs({ K['waiting'], K['promoted'], K['leases'], K['broadcast'], K['retention'],
-      K['templates'], K['ticker-check'], K['gate-templates'], K['wild-leaves'], K['halted'] }) do
+      K['templates'], K['ticker-check'], K['gate-templates'], K['halted'] }) do
       redis.call('ZREM', key, id)
     end
     redis.call('HDEL', K['due'], id)
-    redis.call('HDEL', K['obsolete'], id)
     drop_unicast(id)
     local holder = redis.call('HGET', K['holders'], id)
     if holder then
@@ -282,157 +281,6 @@ local function orphans()
 
   orphans_module = M
   return M
-end
-
--- leaves: tasks with a root (not an emitted child's) that search deletes once
--- some other task's meta has their root. Only leaves search may delete are
--- tracked: halted and broadcast leaves are exempt (semantics 3.2 phase 2).
--- Built on first use: a queue without roots never needs it.
-local leaves_module = nil
-local function leaves()
-  if leaves_module ~= nil then return leaves_module end
-  local M = {}
-
-  -- a meta pair as one string: the key's length makes it unambiguous
-  local function pair_code(key, value)
-    return #key .. ':' .. key .. value
-  end
-
-  local function count_pair(code, delta)
-    if redis.call('HINCRBY', K['pairs'], code, delta) <= 0 then redis.call('HDEL', K['pairs'], code) end
-  end
-
-  -- Meta pairs are counted only for keys some leaf's exact root has named (the
-  -- `watched` keys): a queue that uses no roots pays nothing for them.
-  function M.count_pairs(meta, delta)
-    if meta == nil or next(meta) == nil then return end
-    local keys = {}
-    for key in pairs(meta) do keys[#keys + 1] = key end
-    local flags = redis.call('HMGET', K['watched'], unpack(keys))
-    for index, key in ipairs(keys) do
-      if flags[index] then count_pair(pair_code(key, meta[key]), delta) end
-    end
-  end
-
-  -- watch_key starts counting a meta key: once, it counts the pairs of every
-  -- stored task with that key (a scan of the queue), then every store keeps it.
-  local function watch_key(key)
-    if redis.call('HSETNX', K['watched'], key, '1') == 0 then return end
-    local cursor = '0'
-    repeat
-      local reply = redis.call('HSCAN', K['tasks'], cursor, 'COUNT', 500)
-      cursor = reply[1]
-      local entries = reply[2]
-      for index = 1, #entries, 2 do
-        local task = decode_scanned(entries[index], entries[index + 1])
-        if task ~= nil and task.meta ~= nil and task.meta[key] ~= nil then
-          count_pair(pair_code(key, task.meta[key]), 1)
-        end
-      end
-    until cursor == '0'
-  end
-
-  -- the sorted keys of a root without patterns, or nil
-  local function exact_root_keys(root)
-    local keys = sorted_keys(root)
-    for _, key in ipairs(keys) do
-      if not is_exact_key(key) or root[key] == '*' then return nil end
-    end
-    return keys
-  end
-
-  -- a task other than leaf_id whose meta has the root, by scanning the queue
-  local function scan_witness(leaf_id, root)
-    local cursor = '0'
-    repeat
-      local reply = redis.call('HSCAN', K['tasks'], cursor, 'COUNT', 500)
-      cursor = reply[1]
-      local entries = reply[2]
-      for index = 1, #entries, 2 do
-        local id = entries[index]
-        if id ~= leaf_id then
-          local task = decode_scanned(id, entries[index + 1])
-          if task ~= nil and has(task.meta, root) then return id end
-        end
-      end
-    until cursor == '0'
-    return nil
-  end
-
-  -- whether every pair of an exact root is held by some task other than the leaf
-  local function root_pairs_held(leaf, keys)
-    for _, key in ipairs(keys) do
-      local value = leaf.root[key]
-      local count = tonumber(redis.call('HGET', K['pairs'], pair_code(key, value)) or '0')
-      if leaf.meta ~= nil and leaf.meta[key] == value then count = count - 1 end
-      if count <= 0 then return false end
-    end
-    return true
-  end
-
-  -- the id of a task making the leaf obsolete, '?' when the pair counts prove
-  -- one exists, or nil. Exact roots use the pair counts; patterns scan.
-  function M.find_witness(leaf_id, leaf)
-    local keys = exact_root_keys(leaf.root)
-    if keys ~= nil then
-      if not root_pairs_held(leaf, keys) then return nil end
-      if #keys == 1 then return '?' end
-    end
-    return scan_witness(leaf_id, leaf.root)
-  end
-
-  function M.register(id, task)
-    local keys = exact_root_keys(task.root)
-    if keys ~= nil then
-      for _, key in ipairs(keys) do watch_key(key) end
-      -- any task matching an exact root has its first pair: watch that one
-      redis.call('ZADD', K['watch'], 0, pair_code(keys[1], task.root[keys[1]]) .. '\0' .. id)
-    else
-      redis.call('ZADD', K['wild-leaves'], 0, id)
-    end
-    local witness = M.find_witness(id, task)
-    if witness ~= nil then redis.call('HSET', K['obsolete'], id, witness) end
-  end
-
-  function M.unregister(id, task)
-    local keys = exact_root_keys(task.root)
-    if keys ~= nil then
-      redis.call('ZREM', K['watch'], pair_code(keys[1], task.root[keys[1]]) .. '\0' .. id)
-    else
-      redis.call('ZREM', K['wild-leaves'], id)
-    end
-    redis.call('HDEL', K['obsolete'], id)
-  end
-
-  -- a task was stored with this meta: record it as the witness of every leaf
-  -- whose root it matches
-  function M.announce_meta(id, task, watching, wild)
-    local leaf_ids = {}
-    if watching and task.meta ~= nil then
-      for key, value in pairs(task.meta) do
-        for _, leaf_id in ipairs(links().ids_under(K['watch'], pair_code(key, value))) do leaf_ids[leaf_id] = true end
-      end
-    end
-    if wild then
-      for _, leaf_id in ipairs(redis.call('ZRANGE', K['wild-leaves'], 0, -1)) do leaf_ids[leaf_id] = true end
-    end
-    for leaf_id in pairs(leaf_ids) do
-      if leaf_id ~= id then
-        local leaf = load_task(leaf_id)
-        if leaf ~= nil and has(task.meta, leaf.root) then redis.call('HSET', K['obsolete'], leaf_id, id) end
-      end
-    end
-  end
-
-  leaves_module = M
-  return M
-end
-
--- which leaf indexes exist: a queue without leaves skips their bookkeeping
--- (one call tells, in the common case that there are none)
-local function leaf_state()
-  if redis.call('EXISTS', K['watched'], K['wild-leaves']) == 0 then return false, false end
-  return redis.call('EXISTS', K['watched']) == 1, redis.call('EXISTS', K['wild-leaves']) == 1
 end
 
 -- where a candidate waits: `leases` when owned, `waiting` until due, else a
@@ -548,28 +396,26 @@ local function repair_pool(id, task, ctx)
   ctx.expiry_ms = expiry_ms
 end
 
--- the leaf and meta-pair bookkeeping of a change (only for queues with roots)
+-- the leaf and meta bookkeeping of a change (only for queues with roots: one
+-- call tells, in the common case that there are none)
 local function reindex_leaves(id, old, new, os, ns, ctx)
   local meta_changed = old == nil or new == nil or not same_map(old.meta, new.meta)
   local old_leaf = os ~= nil and os.leaf
   local new_leaf = ns ~= nil and ns.leaf
   local leaf_changed = (old_leaf or new_leaf) and not (old_leaf and new_leaf and same_map(old.root, new.root))
   if not meta_changed and not leaf_changed then return end
-  if ctx.watching == nil then ctx.watching, ctx.wild = leaf_state() end
-  if meta_changed and (ctx.watching or ctx.wild) then
-    if ctx.watching then
-      if old ~= nil then leaves().count_pairs(old.meta, -1) end
-      if new ~= nil then leaves().count_pairs(new.meta, 1) end
-    end
-    if new ~= nil then leaves().announce_meta(id, new, ctx.watching, ctx.wild) end
+  if ctx.rooted == nil then ctx.rooted = redis.call('EXISTS', K['roots']) == 1 end
+  if not ctx.rooted and not new_leaf then return end
+  if leaf_changed and old_leaf then roots().unregister(id, old) end
+  if meta_changed then
+    if old ~= nil then roots().index_meta(id, old.meta, false) end
+    if new ~= nil then roots().index_meta(id, new.meta, true) end
   end
-  if leaf_changed then
-    if old_leaf then leaves().unregister(id, old) end
-    if new_leaf then
-      leaves().register(id, new)
-      ctx.watching, ctx.wild = leaf_state()
-    end
+  if leaf_changed and new_leaf then
+    roots().register(id, new)
+    ctx.rooted = true
   end
+  if meta_changed and new ~= nil then roots().announce(id, new.meta) end
 end
 
 local function reindex(id, old, new, ctx)

@@ -35,6 +35,7 @@
 
 local PROMOTE_MOST = 100
 local WALK_MOST = 256
+local OBSOLETE_MOST = 64
 local BROADCAST_MOST = 256
 local FILL_MOST = 256
 -- a filter whose walk passed this many tasks without a match gets a pool
@@ -104,9 +105,9 @@ end
 
 -- Phase 2: exact and deferred tasks that became due join their ready pool
 -- (the earliest PROMOTE_MOST per step), and leaves whose root some other
--- task's meta has are deleted (judged against the queue as this step found
--- it). Returns how many promoted tasks are due only by a later clock than
--- this call's, and how many due tasks wait for a later step's promotion.
+-- task's meta has are deleted (OBSOLETE_MOST per step). Returns how many
+-- promoted tasks are due only by a later clock than this call's, how many due
+-- tasks wait for a later step's promotion, and whether no obsolete leaf is left.
 local function search_phase_two(now, ctx)
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', K['waiting'], '-inf', now, 'LIMIT', 0, PROMOTE_MOST)) do
     redis.call('ZREM', K['waiting'], id)
@@ -124,34 +125,17 @@ local function search_phase_two(now, ctx)
     end
   end
 
-  local obsolete = {}
-  local entries = redis.call('HGETALL', K['obsolete'])
-  for index = 1, #entries, 2 do
-    local leaf_id, witness = entries[index], entries[index + 1]
-    local leaf = load_task(leaf_id)
-    local confirmed = false
-    if leaf ~= nil and shape_of(leaf).leaf then
-      if witness ~= '?' and witness ~= leaf_id then
-        local other = load_task(witness)
-        confirmed = other ~= nil and has(other.meta, leaf.root)
-      end
-      if not confirmed then
-        witness = leaves().find_witness(leaf_id, leaf)
-        confirmed = witness ~= nil
-        if confirmed then redis.call('HSET', K['obsolete'], leaf_id, witness) end
-      end
-    end
-    if confirmed then
-      obsolete[#obsolete + 1] = { leaf_id, leaf }
-    else
-      redis.call('HDEL', K['obsolete'], leaf_id)
-    end
+  -- root jobs go on a step at a time; obsolete leaves go before the gate
+  -- counts: a search answers 'more' until none is left
+  if redis.call('EXISTS', K['root-jobs']) == 1 then roots().work(JOB_MOST) end
+  local swept = true
+  if redis.call('EXISTS', K['obsolete-groups']) == 1 then
+    swept = roots().sweep(OBSOLETE_MOST, function(id, task) remove_task(id, task, ctx) end)
   end
-  for _, pair in ipairs(obsolete) do remove_task(pair[1], pair[2], ctx) end
 
   -- a search whose clock is behind an earlier one neither counts nor picks
   -- exact and deferred tasks that are due only by the other's clock
-  return redis.call('ZCOUNT', K['promoted'], '(' .. now, '+inf'), redis.call('ZCOUNT', K['waiting'], '-inf', now)
+  return redis.call('ZCOUNT', K['promoted'], '(' .. now, '+inf'), redis.call('ZCOUNT', K['waiting'], '-inf', now), swept
 end
 
 -- fill_pool: one step of filling a filter's pool with the claimable tasks
@@ -245,7 +229,8 @@ local function search(request, ctx)
 
   -- most queues have no broadcast, waiting, obsolete or promoted tasks: one
   -- call tells whether those phases have anything to do
-  local optional = redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete'], K['promoted']) > 0
+  local optional = redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete-groups'], K['promoted'],
+    K['root-jobs']) > 0
 
   local floor = request.floor .. ':' .. request.base
   if optional and redis.call('EXISTS', K['broadcast']) == 1 then
@@ -261,8 +246,9 @@ local function search(request, ctx)
     if exhausted then return answer('more', nil, nil, floor, nil, '') end
   end
 
-  local late, unpromoted = 0, 0
-  if optional then late, unpromoted = search_phase_two(now, ctx) end
+  local late, unpromoted, swept = 0, 0, true
+  if optional then late, unpromoted, swept = search_phase_two(now, ctx) end
+  if not swept then return answer('more', nil, nil, floor, nil, '') end
 
   -- Phase 3: the balancing share gate. Alone among the owners, this worker's
   -- share is every candidate, so the gate refuses only when no candidate is
