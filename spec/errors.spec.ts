@@ -20,6 +20,7 @@ describe('errors', () => {
       'LABEL_VALUE',
       'TASK_NOT_FOUND',
       'TASK_OUTDATED',
+      'QUEUE_LAYOUT',
     ]);
     for (const code of errorCodes) {
       const error = new errorByCode[code]('detail');
