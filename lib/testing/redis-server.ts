@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, createConnection } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -34,7 +34,7 @@ export interface StartRedisOptions {
    */
   config?: Readonly<Record<string, string>>;
   /**
-   * The data directory (AOF, RDB), kept when the server stops, so a server
+   * The data directory (AOF, RDB; made when missing), kept when the server stops, so a server
    * started again on it loads what the last one wrote; default a temporary
    * one, removed on stop.
    */
@@ -108,6 +108,7 @@ async function launch(
 ): Promise<RedisServer> {
   const host = '127.0.0.1';
   const port = fixedPort ?? (await freePort(host));
+  if (keptDir !== undefined) mkdirSync(keptDir, { recursive: true });
   const dir = keptDir ?? mkdtempSync(join(tmpdir(), 'rescue-redis-'));
   const removeDir = () => {
     if (keptDir === undefined) rmSync(dir, { recursive: true, force: true });
