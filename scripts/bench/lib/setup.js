@@ -47,7 +47,10 @@ export function machineFacts(redisVersion) {
     node: process.version,
     redis: redisVersion,
   };
-  return { ...facts, line: `on ${facts.date}, ${facts.machine}, Node ${facts.node}, Redis ${facts.redis}` };
+  return {
+    ...facts,
+    line: `on ${facts.date}, ${facts.machine}, Node ${facts.node}, Redis ${facts.redis}`,
+  };
 }
 
 /** inParallel runs `lanes` loops that each call `step(index)` until `count` steps are taken. */
