@@ -11,7 +11,7 @@
 //                     pause, delay, skew (repeatable; default all)
 //   --tasks N         tasks to create (default 20000)
 //   --workers N       worker processes (default 6)
-//   --concurrency N   slots per worker (default 4)
+//   --concurrency N   slots per worker (default 8)
 //   --expiry MS       the lease (default 3000)
 //   --rate N          creates per second (default 1000)
 //   --skew MS         clock skew of the skew scenario: offsets from -MS to +MS (default 1000)
@@ -53,19 +53,26 @@ const { values } = parseArgs({
 });
 const integer = (text, fallback) => (text === undefined ? fallback : Number.parseInt(text, 10));
 const expiry = integer(values.expiry, 3_000);
+const stepMs = 5;
+// Most tasks take two steps; one in 500 runs for 1.2 leases (renewed while it
+// runs), one in 100 for half a lease (what a claim that arrives late, with
+// part of its lease gone, may outlast).
+const sizes = [
+  { name: 'long', every: 500, steps: Math.ceil((1.2 * expiry) / stepMs) },
+  { name: 'half', every: 100, steps: Math.ceil((0.5 * expiry) / stepMs) },
+];
 const settings = {
   tasks: integer(values.tasks, values.quick ? 2_000 : 20_000),
   workers: integer(values.workers, values.quick ? 3 : 6),
-  concurrency: integer(values.concurrency, 4),
+  concurrency: integer(values.concurrency, 8),
   expiry,
   rate: integer(values.rate, 1_000),
   skew: integer(values.skew, 1_000),
   inFlight: 64,
-  steps: 3,
-  stepMs: 5,
-  // one task in a hundred takes 1.5 leases, so renewals happen
-  slowEvery: 100,
-  slowSteps: Math.ceil((1.5 * expiry) / 5),
+  steps: 2,
+  stepMs,
+  sizes,
+  stepsOf: Object.fromEntries(sizes.map(({ name, steps }) => [name, steps])),
   expireInterval: 500,
   pollInterval: 1_000,
 };

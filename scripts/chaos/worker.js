@@ -79,15 +79,18 @@ const worker = new Worker(
             reason: signal.reason?.code ?? String(signal.reason?.message),
           }),
         );
-        const count = task.meta.slow === '1' ? settings.slowSteps : steps;
+        const count = settings.stepsOf[task.meta.size] ?? steps;
+        // when each step began: the run's effects, written with its last record
+        const effects = [];
         for (let step = 0; step < count; step++) {
           if (signal.aborted) {
-            log.write({ t: 'abort', run, id: taskId, at: now() });
+            log.write({ t: 'abort', run, id: taskId, at: now(), steps: effects });
             throw signal.reason;
           }
+          effects.push(Math.round(now() * 10) / 10);
           await sleep(stepMs);
         }
-        log.write({ t: 'end', run, id: taskId, at: now() });
+        log.write({ t: 'end', run, id: taskId, at: now(), steps: effects });
       },
     },
   ],

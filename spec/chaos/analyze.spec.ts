@@ -1,6 +1,7 @@
 import {
   analyze,
-  intersection,
+  intersect,
+  length,
   percentile,
   subtract,
   type ChaosRecord,
@@ -30,6 +31,12 @@ const event = (p: string, t: string, run: string, id: string, at: number): Chaos
   run,
   id,
   at,
+});
+
+/** The last record of a run (end or abort) with the times its steps began. */
+const last = (p: string, t: string, run: string, id: string, at: number, steps: number[]) => ({
+  ...event(p, t, run, id, at),
+  steps,
 });
 
 /** A run that ran from..to and whose delete was acknowledged right after. */
@@ -81,17 +88,52 @@ describe('chaos analysis', () => {
     expect(counts).toMatchObject({ created: 1, completed: 1, duplicated: 2, unacknowledged: 1 });
   });
 
-  it('counts two runs of a task that overlap while both are live', () => {
+  it('counts two runs of a task that both worked while both were live', () => {
+    const records = (staleStep: number) => [
+      ack('0', 'a', 0),
+      start('w0', 'w0#1', 'a', '0', 10),
+      start('w1', 'w1#1', 'a', '0', 3_100),
+      event('w0', 'told', 'w0#1', 'a', 3_400), // told late: 300 ms in which both were live
+      last('w0', 'abort', 'w0#1', 'a', 3_405, [10, 1_000, staleStep]),
+      last('w1', 'end', 'w1#1', 'a', 3_500, [3_100, 3_300]),
+      event('w1', 'done', 'w1#1', 'a', 3_501),
+    ];
+    expect(analyze(records(3_200))).toMatchObject({ overlaps: 1, overlapMs: 300, completed: 1 });
+    // the second run's own steps fall in the shared time too: still one pair
+    expect(analyze(records(2_000)).overlaps).toBe(1);
+  });
+
+  it('does not count a shared live time in which neither run began a step', () => {
     const counts = analyze([
       ack('0', 'a', 0),
       start('w0', 'w0#1', 'a', '0', 10),
       start('w1', 'w1#1', 'a', '0', 3_100),
-      event('w0', 'told', 'w0#1', 'a', 3_400), // told late: 300 ms of overlap
-      event('w0', 'abort', 'w0#1', 'a', 3_405),
-      event('w1', 'end', 'w1#1', 'a', 3_500),
-      event('w1', 'done', 'w1#1', 'a', 3_501),
+      event('w0', 'told', 'w0#1', 'a', 3_102),
+      last('w0', 'abort', 'w0#1', 'a', 3_140, [10, 2_000]),
+      last('w1', 'end', 'w1#1', 'a', 3_500, [3_110, 3_300]),
     ]);
-    expect(counts).toMatchObject({ overlaps: 1, overlapMs: 300, completed: 1 });
+    expect(counts.overlaps).toBe(0);
+  });
+
+  it('counts a run that began a step after its lease ended, unless a renewal came first', () => {
+    const records = (renewal: ChaosRecord[]) => [
+      ack('0', 'a', 0),
+      start('w0', 'w0#1', 'a', '0', 0, 1_200), // a late claim: 1.2 s of lease left
+      ...renewal,
+      last('w0', 'end', 'w0#1', 'a', 1_600, [0, 500, 1_000, 1_500]),
+    ];
+    expect(analyze(records([]))).toMatchObject({ pastLease: 1, pastLeaseMs: 300 });
+    const renewed = {
+      p: 'w0',
+      t: 'extend',
+      id: 'a',
+      run: 'w0#1',
+      sent: 900,
+      at: 901,
+      ok: true,
+      lease: 3_900,
+    };
+    expect(analyze(records([renewed])).pastLease).toBe(0);
   });
 
   it('ends a run in a killed process at the kill, and measures the time to its re-run', () => {
@@ -111,9 +153,10 @@ describe('chaos analysis', () => {
       { p: 'chaos', t: 'sigstop', worker: 'w0', at: 100 },
       { p: 'chaos', t: 'sigcont', worker: 'w0', at: resumedAt },
       event('w0', 'told', 'w0#1', 'a', resumedAt + 5),
+      last('w0', 'abort', 'w0#1', 'a', resumedAt + 6, [10, resumedAt + 1]),
       ...completedRun('w1', 'w1#1', 'a', '0', 3_600, 4_800),
     ];
-    // resumed after the other run ended: no overlap; resumed during it: 5 ms of overlap
+    // resumed after the other run ended: no overlap; resumed during it (and a step begun): 5 ms
     expect(analyze(records(5_000)).overlaps).toBe(0);
     expect(analyze(records(4_000))).toMatchObject({ overlaps: 1, overlapMs: 5 });
   });
@@ -176,15 +219,18 @@ describe('chaos analysis', () => {
       [5, 10],
     ]);
     expect(subtract([[0, 10]], [[-5, 20]])).toEqual([]);
-    expect(
-      intersection(
-        [
-          [0, 3],
-          [5, 10],
-        ],
-        [[2, 6]],
-      ),
-    ).toBe(2);
+    const shared = intersect(
+      [
+        [0, 3],
+        [5, 10],
+      ],
+      [[2, 6]],
+    );
+    expect(shared).toEqual([
+      [2, 3],
+      [5, 6],
+    ]);
+    expect(length(shared)).toBe(2);
     expect(percentile([1, 2, 3, 4], 50)).toBe(2);
     expect(percentile([1, 2, 3, 4], 99)).toBe(4);
     expect(percentile([], 50)).toBeUndefined();

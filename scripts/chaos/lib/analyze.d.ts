@@ -18,6 +18,8 @@ export interface ChaosCounts {
   runs: number;
   overlaps: number;
   overlapMs: number;
+  pastLease: number;
+  pastLeaseMs: number;
   staleWrites: number;
   completionsReportedLost: number;
   rerunsAfterDone: number;
@@ -32,5 +34,9 @@ export function subtract(
   intervals: [number, number][],
   gaps: [number, number][],
 ): [number, number][];
-export function intersection(first: [number, number][], second: [number, number][]): number;
+export function intersect(
+  first: [number, number][],
+  second: [number, number][],
+): [number, number][];
+export function length(intervals: [number, number][]): number;
 export function percentile(sorted: number[], p: number): number | undefined;

@@ -12,14 +12,18 @@
  *   lost         acknowledged creates with no completed task and none left
  *   duplicated   tasks beyond one per create (two tasks with one `n`), plus
  *                tasks stored for a create that was not acknowledged
- *   overlaps     pairs of runs of one task whose live intervals intersect: a
- *                run is live from its start until it ended, aborted, was told
- *                it lost the task, or its process was killed; time its process
- *                spent stopped (SIGSTOP) does not count
+ *   overlaps     pairs of runs of one task that both worked while both were
+ *                live: a run is live from its start until it ended, aborted,
+ *                was told it lost the task, or its process was killed, but not
+ *                while its process was stopped (SIGSTOP); the pair counts when
+ *                one of them began a step of work in the time both were live
+ *   pastLease    runs that began a step after their lease (as last renewed)
+ *                had ended: from then on expire may hand the task to another
  *   staleWrites  deletes and extends that succeeded although another run of
  *                the task had started after this run's lease ended
- *   completionsReportedLost  runs that ended and whose task is gone, but the
- *                worker was told it lost the task (a resent delete)
+ *   completionsReportedLost  runs that ended and whose task is gone, no other
+ *                run's delete removed it, but the worker was told it lost the
+ *                task (a resent delete that found it gone)
  *   rerunsAfterDone  runs of a task that started after its delete was acknowledged
  *   claimsNotRun revocations of claims no run belonged to: a resent
  *                search's orphan claim, or a process killed or stopped between
@@ -87,6 +91,7 @@ export function analyze(records) {
     if (run === undefined) continue;
     if (record.t === 'told' || record.t === 'abort' || record.t === 'end') {
       run[record.t] ??= record.at;
+      if (record.steps !== undefined) run.steps = record.steps;
     } else if (record.t === 'extend' && record.ok) {
       run.extends.push(record);
     } else if (record.t === 'lost') {
@@ -119,7 +124,8 @@ export function analyze(records) {
   for (const run of runs.values()) {
     if (run.end === undefined || left.has(run.id)) continue;
     completedIds.add(run.id);
-    if (run.done === undefined && run.lost !== undefined && run.lost >= run.end) {
+    // its delete removed the task though it was told otherwise: no other run's delete did
+    if (run.done === undefined && run.lost >= run.end && !done.has(run.id)) {
       completionsReportedLost++;
     }
   }
@@ -138,21 +144,33 @@ export function analyze(records) {
 
   let overlaps = 0;
   let overlapMs = 0;
+  let pastLease = 0;
+  let pastLeaseMs = 0;
   let staleWrites = 0;
   let rerunsAfterDone = 0;
   for (const [id, list] of byTask) {
     const segments = list.map(liveSegments);
     for (let a = 0; a < list.length; a++) {
       for (let b = a + 1; b < list.length; b++) {
-        const shared = intersection(segments[a], segments[b]);
-        if (shared > 0) {
+        const shared = intersect(segments[a], segments[b]);
+        // by effects: a step of either run while both were live (a run killed
+        // before it wrote its steps counts as working all along)
+        const effect = [list[a], list[b]].some(
+          (run) => run.steps === undefined || run.steps.some((at) => inside(shared, at)),
+        );
+        if (shared.length > 0 && effect) {
           overlaps++;
-          overlapMs = Math.max(overlapMs, shared);
+          overlapMs = Math.max(overlapMs, length(shared));
         }
       }
     }
     for (const run of list) {
       if (isStale(run, list)) staleWrites++;
+      const past = pastLeaseBy(run);
+      if (past > 0) {
+        pastLease++;
+        pastLeaseMs = Math.max(pastLeaseMs, past);
+      }
     }
     const doneAt = done.get(id);
     if (doneAt !== undefined) rerunsAfterDone += list.filter((run) => run.at > doneAt).length;
@@ -195,6 +213,8 @@ export function analyze(records) {
     runs: runs.size,
     overlaps,
     overlapMs,
+    pastLease,
+    pastLeaseMs,
     staleWrites,
     completionsReportedLost,
     rerunsAfterDone,
@@ -207,6 +227,20 @@ export function analyze(records) {
   };
 }
 
+/** leaseAt is when the run's lease ended as of `at`: the claim's, or the last renewal acknowledged by then. */
+function leaseAt(run, at) {
+  let end = run.lease;
+  for (const extend of run.extends) if (extend.at <= at) end = Math.max(end, extend.lease);
+  return end;
+}
+
+/** pastLeaseBy is how far past its lease end (ms) the run's last step began; 0 when none did. */
+function pastLeaseBy(run) {
+  let most = 0;
+  for (const at of run.steps ?? []) most = Math.max(most, at - leaseAt(run, at));
+  return most;
+}
+
 /**
  * isStale: a successful extend or delete of the run when another run of the
  * task started after the run's lease (as last renewed before the write was
@@ -217,10 +251,7 @@ function isStale(run, list) {
   const writes = run.extends.map((extend) => ({ sent: extend.sent, at: extend.at }));
   if (run.done !== undefined) writes.push({ sent: run.end ?? run.done, at: run.done });
   return writes.some((write) => {
-    let leaseEnd = run.lease;
-    for (const extend of run.extends) {
-      if (extend.at <= write.sent) leaseEnd = Math.max(leaseEnd, extend.lease);
-    }
+    const leaseEnd = leaseAt(run, write.sent);
     return list.some((other) => other !== run && other.at > leaseEnd && other.at < write.at);
   });
 }
@@ -240,13 +271,26 @@ export function subtract(intervals, gaps) {
   return result;
 }
 
-/** intersection is the total length two interval lists share. */
-export function intersection(first, second) {
-  let total = 0;
+/** intersect returns the intervals two interval lists share (non-empty ones only). */
+export function intersect(first, second) {
+  const shared = [];
   for (const [a, b] of first) {
-    for (const [c, d] of second) total += Math.max(0, Math.min(b, d) - Math.max(a, c));
+    for (const [c, d] of second) {
+      const from = Math.max(a, c);
+      const to = Math.min(b, d);
+      if (to > from) shared.push([from, to]);
+    }
   }
-  return total;
+  return shared;
+}
+
+/** length is the total length of intervals. */
+export function length(intervals) {
+  return intervals.reduce((total, [from, to]) => total + to - from, 0);
+}
+
+function inside(intervals, at) {
+  return intervals.some(([from, to]) => at >= from && at <= to);
 }
 
 /** percentile of sorted values (nearest rank); undefined when there are none. */

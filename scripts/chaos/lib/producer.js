@@ -11,7 +11,7 @@ import { now } from './log.js';
 const settleMs = 60_000;
 
 /** produce creates the tasks and resolves once every create settled (or was given up as pending). */
-export async function produce(engine, { chaos, count, rate, inFlight, slowEvery }, log) {
+export async function produce(engine, { chaos, count, rate, inFlight, sizes }, log) {
   const started = performance.now();
   const flying = new Map(); // n -> the create's promise
   let sent = 0;
@@ -19,8 +19,9 @@ export async function produce(engine, { chaos, count, rate, inFlight, slowEvery 
     const due = Math.min(count, Math.floor(((performance.now() - started) / 1000) * rate) + 1);
     while (sent < due && flying.size < inFlight) {
       const n = String(sent++);
-      const slow = slowEvery > 0 && Number(n) % slowEvery === 0;
-      const call = engine.create({ meta: { chaos, n, ...(slow ? { slow: '1' } : {}) } }).then(
+      // a few tasks run longer than the rest (see run.js): the first size whose period divides n
+      const size = sizes.find(({ every }) => Number(n) % every === 0)?.name;
+      const call = engine.create({ meta: { chaos, n, ...(size ? { size } : {}) } }).then(
         (task) => log.write({ t: 'ack', n, id: task.core[Label.Object], at: now() }),
         (error) =>
           log.write({ t: 'create-error', n, at: now(), error: String(error?.message ?? error) }),

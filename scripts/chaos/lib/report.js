@@ -11,6 +11,7 @@ const header = [
   'duplicated creates',
   'create errors',
   'overlapping live runs (longest)',
+  'runs past their lease (longest)',
   'stale delete / extend ok',
   'completions reported lost',
   'runs after done',
@@ -35,7 +36,8 @@ export function row(name, result) {
     number(result.lost),
     number(result.duplicated),
     number(result.unacknowledged),
-    result.overlaps === 0 ? '0' : `${number(result.overlaps)} (${number(result.overlapMs)} ms)`,
+    withLongest(result.overlaps, result.overlapMs),
+    withLongest(result.pastLease, result.pastLeaseMs),
     number(result.staleWrites),
     number(result.completionsReportedLost),
     number(result.rerunsAfterDone),
@@ -44,6 +46,10 @@ export function row(name, result) {
     p50 === undefined ? '–' : `${number(p50)} / ${number(p99)} ms`,
     `${number(result.seconds)} s`,
   ];
+}
+
+function withLongest(count, ms) {
+  return count === 0 ? '0' : `${number(count)} (${number(ms)} ms)`;
 }
 
 export function reportTable(rows) {

@@ -69,11 +69,11 @@ export const scenarios = {
     },
   },
   pause: {
-    what: 'every 3 s Redis is paused for half the lease, `CLIENT PAUSE <ms> WRITE` and `CLIENT PAUSE <ms> ALL` in turn',
+    what: 'every 3 s Redis is paused for 0.6 leases, `CLIENT PAUSE <ms> WRITE` and `CLIENT PAUSE <ms> ALL` in turn',
     async faults(run) {
       let write = true;
       await every(3_000, run, async () => {
-        const ms = run.settings.expiry / 2;
+        const ms = 0.6 * run.settings.expiry;
         const mode = write ? 'WRITE' : 'ALL';
         write = !write;
         run.log.write({ t: 'pause', mode, ms, at: now() });
@@ -83,12 +83,12 @@ export const scenarios = {
     },
   },
   delay: {
-    what: 'through the proxy: every 3 s every reply is held back for half the lease, then delivered',
+    what: 'through the proxy: every 3 s every reply is held back for 0.6 leases, then delivered',
     proxy: true,
     async faults(run) {
       await every(3_000, run, () => {
-        run.log.write({ t: 'hold', ms: run.settings.expiry / 2, at: now() });
-        run.proxy.hold(run.settings.expiry / 2);
+        run.log.write({ t: 'hold', ms: 0.6 * run.settings.expiry, at: now() });
+        run.proxy.hold(0.6 * run.settings.expiry);
         run.count('holds');
       });
     },
