@@ -18,6 +18,7 @@
 //   --quick           2,000 tasks, 3 workers: a smoke run
 //   --keep            keep the records (their directory is printed)
 //   --write           write the table into docs/reliability.md
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,7 +35,7 @@ import { now, openLog, readLogs } from './lib/log.js';
 import { produce } from './lib/producer.js';
 import { startProxy } from './lib/proxy.js';
 import { startRedis } from './lib/redis.js';
-import { reportTable, row } from './lib/report.js';
+import { reportTable, scenarioTable } from './lib/report.js';
 import { scenarios } from './lib/scenarios.js';
 
 const { values } = parseArgs({
@@ -82,26 +83,38 @@ for (const name of names) {
     throw new Error(`unknown scenario "${name}": ${Object.keys(scenarios).join(', ')}`);
 }
 
-const rows = [];
+const results = [];
 let redisVersion = 'unknown';
 for (const name of names) {
-  const result = await runScenario(name, scenarios[name]);
+  const result = { name, ...(await runScenario(name, scenarios[name])) };
   redisVersion = result.redisVersion;
-  rows.push(row(name, result));
-  console.log(reportTable([rows.at(-1)]));
+  results.push(result);
+  console.log(`${reportTable([result])}\n`);
 }
 
 const facts = machineFacts(redisVersion);
-const text = reportTable(rows);
-console.log(`\n${text}\n\n${facts.line}`);
+const text = reportTable(results);
+const code = codeVersion();
+console.log(`${text}\n\nMeasured ${facts.line}, code ${code}`);
 if (values.write) {
   writeSection(
     new URL('../../docs/reliability.md', import.meta.url),
     'chaos',
-    `Measured ${facts.line}, with \`node scripts/chaos/run.js ${process.argv.slice(2).join(' ')}\` ` +
+    `${scenarioTable(names)}\n\nMeasured ${facts.line}, on the code of commit ${code}, with ` +
+      `\`node scripts/chaos/run.js ${process.argv.slice(2).join(' ')}\` ` +
       `(${settings.tasks.toLocaleString('en-US')} tasks, ${settings.workers} worker processes of ` +
       `${settings.concurrency} slots, lease ${settings.expiry} ms, ${settings.rate} creates/s).\n\n${text}`,
   );
+}
+
+/** codeVersion is the commit measured, marked when the working tree differs from it. */
+function codeVersion() {
+  const git = (...args) => execFileSync('git', args, { encoding: 'utf8' }).trim();
+  try {
+    return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', 'lib') === '' ? '' : ' (with uncommitted changes in lib/)'}`;
+  } catch {
+    return 'unknown (no git)';
+  }
 }
 
 async function runScenario(name, scenario) {

@@ -1,57 +1,53 @@
-// The chaos suite's table: one row per scenario, the counts of analyze.js.
+// The chaos suite's table: a column per scenario, a row per count of
+// analyze.js (sixteen counts side by side would not read as a table).
 import { number, table } from '../../bench/lib/report.js';
 import { percentile } from './analyze.js';
+import { scenarios } from './scenarios.js';
 
-const header = [
-  'scenario',
-  'faults injected',
-  'created (acked)',
-  'completed',
-  'lost',
-  'duplicated creates',
-  'create errors',
-  'overlapping live runs (longest)',
-  'runs past their lease (longest)',
-  'stale delete / extend ok',
-  'completions reported lost',
-  'runs after done',
-  'claims nobody ran',
-  'left in queue',
-  'kill → re-run p50 / p99',
-  'time',
+const withLongest = (count, ms) => (count === 0 ? '0' : `${number(count)} (${number(ms)} ms)`);
+
+const rows = [
+  [
+    'faults injected',
+    (r) =>
+      Object.entries(r.faults)
+        .map(([kind, count]) => `${number(count)} ${kind}`)
+        .join(', ') || 'none',
+  ],
+  ['created (acknowledged)', (r) => number(r.created)],
+  ['completed', (r) => number(r.completed)],
+  ['lost', (r) => number(r.lost)],
+  ['duplicated creates', (r) => number(r.duplicated)],
+  ['create errors', (r) => number(r.unacknowledged)],
+  ['overlapping live runs (longest)', (r) => withLongest(r.overlaps, r.overlapMs)],
+  ['runs working past their lease (longest)', (r) => withLongest(r.pastLease, r.pastLeaseMs)],
+  ['stale delete / extend that succeeded', (r) => number(r.staleWrites)],
+  ['completions reported as lost', (r) => number(r.completionsReportedLost)],
+  ['runs after the delete was acknowledged', (r) => number(r.rerunsAfterDone)],
+  ['claims nobody ran', (r) => number(r.claimsNotRun)],
+  ['left in the queue', (r) => number(r.left)],
+  [
+    'kill → re-run p50 / p99',
+    (r) => {
+      const p50 = percentile(r.rerunMs, 50);
+      return p50 === undefined ? '–' : `${number(p50)} / ${number(percentile(r.rerunMs, 99))} ms`;
+    },
+  ],
+  ['duration', (r) => `${number(r.seconds)} s`],
 ];
 
-/** row turns a scenario's result into the cells of its table row. */
-export function row(name, result) {
-  const faults = Object.entries(result.faults)
-    .map(([kind, count]) => `${number(count)} ${kind}`)
-    .join(', ');
-  const p50 = percentile(result.rerunMs, 50);
-  const p99 = percentile(result.rerunMs, 99);
-  return [
-    name,
-    faults || 'none',
-    number(result.created),
-    number(result.completed),
-    number(result.lost),
-    number(result.duplicated),
-    number(result.unacknowledged),
-    withLongest(result.overlaps, result.overlapMs),
-    withLongest(result.pastLease, result.pastLeaseMs),
-    number(result.staleWrites),
-    number(result.completionsReportedLost),
-    number(result.rerunsAfterDone),
-    number(result.claimsNotRun),
-    number(result.left),
-    p50 === undefined ? '–' : `${number(p50)} / ${number(p99)} ms`,
-    `${number(result.seconds)} s`,
-  ];
+/** reportTable renders the results ({ name, ...counts } per scenario) as a Markdown table. */
+export function reportTable(results) {
+  return table(
+    ['', ...results.map(({ name }) => name)],
+    rows.map(([label, cell]) => [label, ...results.map(cell)]),
+  );
 }
 
-function withLongest(count, ms) {
-  return count === 0 ? '0' : `${number(count)} (${number(ms)} ms)`;
-}
-
-export function reportTable(rows) {
-  return table(header, rows);
+/** scenarioTable says what each scenario does (from scenarios.js). */
+export function scenarioTable(names) {
+  return table(
+    ['scenario', 'what it does'],
+    names.map((name) => [name, scenarios[name].what]),
+  );
 }
