@@ -186,14 +186,14 @@ export function judgePersistence({ aof, appendfsync, save }: PersistenceFacts): 
           name,
           status: 'warn',
           message:
-            'AOF, appendfsync everysec: a crash loses up to about 1 s of acknowledged writes (creates vanish, completed tasks run again)',
+            'AOF, appendfsync everysec: a crash of the machine loses up to about 1 s of acknowledged writes (created tasks vanish, completed ones run again); a crash of Redis alone loses none while the disk keeps up',
         };
       case 'no':
         return {
           name,
           status: 'warn',
           message:
-            'AOF, appendfsync no: a crash loses what the OS had not flushed yet (often up to 30 s of acknowledged writes)',
+            'AOF, appendfsync no: a crash of the machine loses what the OS had not written to disk yet (often up to 30 s of acknowledged writes)',
         };
       default:
         return {

@@ -48,7 +48,7 @@ describe('doctor: what each finding comes to', () => {
   it.each([
     [{ aof: true, appendfsync: 'always', save: '' }, 'ok', /survives a crash/],
     [{ aof: true, appendfsync: 'everysec', save: '' }, 'warn', /up to about 1 s/],
-    [{ aof: true, appendfsync: 'no', save: '' }, 'warn', /not flushed/],
+    [{ aof: true, appendfsync: 'no', save: '' }, 'warn', /not written to disk yet/],
     [{ aof: true }, 'warn', /appendfsync is unknown/],
     [{ aof: false, save: '3600 1 300 100' }, 'warn', /since the last snapshot/],
     [{ aof: false, save: '' }, 'warn', /loses the whole queue/],
