@@ -1,10 +1,10 @@
-import { createServer } from 'node:net';
 import { Engine } from '../lib/engine/engine.js';
 import { has } from '../lib/matcher/matcher.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { startRedisServer, type RedisServer } from '../lib/testing/redis-server.js';
 import { Worker } from '../lib/worker/worker.js';
+import { unusedPort } from './harness/ports.js';
 import {
   aborted,
   idOf,
@@ -17,16 +17,6 @@ import {
 } from './harness/worker.js';
 
 const kind = (name: string) => (task: Task) => has(task.meta, { kind: name });
-
-/** unusedPort returns a loopback port nothing listens on (it was free a moment ago). */
-async function unusedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 describe('Worker.start() again', () => {
   const queue = useWorkerQueue();

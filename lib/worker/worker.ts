@@ -125,6 +125,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
         this.options.timeScale,
       );
       await this.wake.start();
+      assertOpen(context, 'Worker.start'); // closed while the subscription was made
     } catch (error) {
       await this.wake?.stop();
       this.wake = undefined;

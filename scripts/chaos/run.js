@@ -83,6 +83,8 @@ for (const name of names) {
     throw new Error(`unknown scenario "${name}": ${Object.keys(scenarios).join(', ')}`);
 }
 
+// read before the run: what was built and measured, not what changed meanwhile
+const code = codeVersion();
 const results = [];
 let redisVersion = 'unknown';
 for (const name of names) {
@@ -94,14 +96,13 @@ for (const name of names) {
 
 const facts = machineFacts(redisVersion);
 const text = reportTable(results);
-const code = codeVersion();
 console.log(`${text}\n\nMeasured ${facts.line}, code ${code}`);
 if (values.write) {
   writeSection(
     new URL('../../docs/reliability.md', import.meta.url),
     'chaos',
     `${scenarioTable(names)}\n\nMeasured ${facts.line}, on the code of commit ${code}, with ` +
-      `\`node scripts/chaos/run.js ${process.argv.slice(2).join(' ')}\` ` +
+      `\`${['npm run chaos --', ...process.argv.slice(2).filter((flag) => flag !== '--keep')].join(' ')}\` ` +
       `(${settings.tasks.toLocaleString('en-US')} tasks, ${settings.workers} worker processes of ` +
       `${settings.concurrency} slots, lease ${settings.expiry} ms, ${settings.rate} creates/s).\n\n${text}`,
   );

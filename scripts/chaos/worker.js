@@ -32,28 +32,12 @@ const current = new Map();
 const extend = engine.extend.bind(engine);
 engine.extend = async (task) => {
   const taskId = task.core?.[Label.Object];
-  const sent = now();
+  const record = { t: 'extend', id: taskId, run: current.get(taskId), sent: now() };
   try {
     await extend(task);
-    log.write({
-      t: 'extend',
-      id: taskId,
-      run: current.get(taskId),
-      sent,
-      at: now(),
-      ok: true,
-      lease: sent + expiry,
-    });
+    log.write({ ...record, at: now(), ok: true, lease: record.sent + expiry });
   } catch (error) {
-    log.write({
-      t: 'extend',
-      id: taskId,
-      run: current.get(taskId),
-      sent,
-      at: now(),
-      ok: false,
-      error: error.code ?? error.message,
-    });
+    log.write({ ...record, at: now(), ok: false, error: error.code ?? error.message });
     throw error;
   }
 };

@@ -15,6 +15,14 @@ async function every(ms, run, action) {
   }
 }
 
+/** crashRedis kills Redis every 3 s and starts it again on its data. */
+async function crashRedis(run) {
+  await every(3_000, run, async () => {
+    await run.redis.crash();
+    run.count('crashes');
+  });
+}
+
 export const scenarios = {
   kill: {
     what: 'a random worker process is killed with SIGKILL every second and replaced by a new one (new worker id)',
@@ -37,22 +45,12 @@ export const scenarios = {
   'redis-always': {
     what: 'Redis (AOF, appendfsync always) is killed with SIGKILL every 3 s and started again on its data',
     redis: { appendonly: 'yes', appendfsync: 'always' },
-    async faults(run) {
-      await every(3_000, run, async () => {
-        await run.redis.crash();
-        run.count('crashes');
-      });
-    },
+    faults: crashRedis,
   },
   'redis-everysec': {
     what: 'as redis-always, with appendfsync everysec',
     redis: { appendonly: 'yes', appendfsync: 'everysec' },
-    async faults(run) {
-      await every(3_000, run, async () => {
-        await run.redis.crash();
-        run.count('crashes');
-      });
-    },
+    faults: crashRedis,
   },
   'drop-replies': {
     what: 'through the proxy: every 250 ms a busy connection swallows a reply and is cut (ioredis resends what it had sent); every second another busy connection is cut',
