@@ -18,6 +18,8 @@ export default tseslint.config(
             'scripts/*.js',
             'scripts/bench/*.js',
             'scripts/bench/lib/*.js',
+            'scripts/chaos/*.js',
+            'scripts/chaos/lib/*.js',
             'conformance/harness/*.js',
           ],
         },

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { Cluster, Redis } from 'ioredis';
 import { Engine } from '../lib/engine/engine.js';
 import type { EngineOptions } from '../lib/engine/options.js';
@@ -8,6 +7,7 @@ import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { startRedisServer } from '../lib/testing/redis-server.js';
 import { fakeClock } from '../spec/helpers/clock.js';
+import { unusedPort } from './harness/ports.js';
 import { redisUrl, useQueue } from './harness/queue.js';
 
 // semantics.md §1.8 (engine options) and §3.10 (constructor, worker, keyfmt,
@@ -20,16 +20,6 @@ function idOf(task: Task | undefined): string {
   const id = task?.core?.[Label.Object];
   if (id === undefined) throw new Error('task without an object id');
   return id;
-}
-
-/** unusedPort returns a loopback port nothing listens on (it was free a moment ago). */
-async function unusedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 /** A Redis nobody listens on, configured to give up at once instead of retrying for seconds. */

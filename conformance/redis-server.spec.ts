@@ -1,6 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { startRedisServer } from '../lib/testing/redis-server.js';
 
 function ping(port: number): Promise<string> {
@@ -49,6 +53,29 @@ describe('startRedisServer', () => {
     expect(alive(pid)).toBe(true);
     await server.stop();
     expect(alive(pid)).toBe(false);
+  });
+
+  it('takes more configuration, and keeps a data directory it was given across a crash', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rescue-redis-kept-'));
+    const config = { appendonly: 'yes', appendfsync: 'always' };
+    try {
+      const first = await startRedisServer({ env: {}, config, dir });
+      const client = new Redis(first.url);
+      expect(await client.call('CONFIG', 'GET', 'appendfsync')).toEqual(['appendfsync', 'always']);
+      await client.set('kept', 'yes');
+      client.disconnect();
+      process.kill(first.pid ?? 0, 'SIGKILL');
+      await first.stop();
+      expect(existsSync(dir)).toBe(true);
+
+      const second = await startRedisServer({ env: {}, config, dir, port: first.port });
+      const again = new Redis(second.url);
+      expect(await again.get('kept')).toBe('yes');
+      await again.quit();
+      await second.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('stops the redis-server when the process that started it is killed', async () => {

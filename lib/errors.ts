@@ -104,6 +104,18 @@ export class TaskOutdatedError extends RescueError {
   }
 }
 
+/**
+ * QueueLayoutError: the queue's keys were written by another layout version
+ * of the engine (the `layout` key of lib/engine/keys.ts). The engine refuses
+ * the queue rather than misread it: run an engine of that version, or migrate
+ * the queue. Nothing was written.
+ */
+export class QueueLayoutError extends RescueError {
+  constructor(message: string) {
+    super('QUEUE_LAYOUT', message);
+  }
+}
+
 /** The error class for each stable code; the compiler checks the table is complete. */
 export const errorByCode = {
   TASK_EMPTY: TaskEmptyError,
@@ -117,6 +129,7 @@ export const errorByCode = {
   TASK_LIMIT: TaskLimitError,
   TASK_NOT_FOUND: TaskNotFoundError,
   TASK_OUTDATED: TaskOutdatedError,
+  QUEUE_LAYOUT: QueueLayoutError,
 } as const satisfies Record<string, new (message: string) => RescueError>;
 
 /** ErrorCode is one of the stable codes of the api's error table. */

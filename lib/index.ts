@@ -7,6 +7,7 @@ export { has, all, any, matches } from './matcher/matcher.js';
 export { schedule } from './schedule/index.js';
 export { Engine } from './engine/engine.js';
 export type { EngineOptions } from './engine/options.js';
+export type { DoctorReport, DoctorCheck, DoctorCheckName, DoctorStatus } from './engine/doctor.js';
 export { Worker } from './worker/worker.js';
 export type { Handler, EnsureContext } from './worker/handler.js';
 export type { WorkerOptions } from './worker/options.js';
@@ -24,5 +25,6 @@ export {
   TaskLimitError,
   TaskNotFoundError,
   TaskOutdatedError,
+  QueueLayoutError,
 } from './errors.js';
 export type { ErrorCode } from './errors.js';

@@ -21,6 +21,7 @@ describe('errors', () => {
       'TASK_LIMIT',
       'TASK_NOT_FOUND',
       'TASK_OUTDATED',
+      'QUEUE_LAYOUT',
     ]);
     for (const code of errorCodes) {
       const error = new errorByCode[code]('detail');

@@ -11,6 +11,7 @@ describe('the public entry', () => {
         'LabelReservedError',
         'LabelValueError',
         'Method',
+        'QueueLayoutError',
         'RescueError',
         'TaskCoreError',
         'TaskCronError',

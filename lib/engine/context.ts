@@ -24,6 +24,12 @@ export interface EngineContext {
   /** The earliest due time of a waiting exact or deferred task, as the last empty search saw it. */
   nextDueMs: number | undefined;
   closed: boolean;
+  /** The queue's layout check: under way or done (undefined: not yet, or it failed to reach Redis). */
+  layoutCheck: Promise<void> | undefined;
+  /** True once the queue's layout was read and found to be ours (or not yet written). */
+  layoutChecked: boolean;
+  /** Called by close() before the connection closes: workers running on this engine stop with it. */
+  readonly closeHooks: Set<(reason: Error) => Promise<void>>;
   /** How to reject the script calls waiting for Redis, when the engine closes (connections it opened). */
   readonly pending: Set<(error: Error) => void>;
 }
@@ -41,6 +47,9 @@ export function createEngineContext(options: ResolvedEngineOptions): EngineConte
     ledgerPrunedMs: startMs,
     nextDueMs: undefined,
     closed: false,
+    layoutCheck: undefined,
+    layoutChecked: false,
+    closeHooks: new Set(),
     pending: new Set(),
   };
 }

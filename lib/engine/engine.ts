@@ -4,6 +4,7 @@ import { createEngineContext, type EngineContext } from './context.js';
 import { createTask } from './create.js';
 import { resetCycles } from './cycles.js';
 import { deleteTask } from './delete.js';
+import { runDoctor, type DoctorReport } from './doctor.js';
 import { expireTasks } from './expire.js';
 import { extendTask } from './extend.js';
 import { bindContext } from './handle.js';
@@ -75,6 +76,15 @@ export class Engine {
     return tickTemplates(this.context);
   }
 
+  /**
+   * doctor checks the Redis this engine talks to (eviction policy, persistence,
+   * version, cluster mode, clock skew, the queue's layout, ACL permissions) and
+   * returns a report; it only reads.
+   */
+  doctor(): Promise<DoctorReport> {
+    return runDoctor(this.context);
+  }
+
   /** keyfmt returns the queue's key prefix in Redis, `rescue.io:{<queue>}`. */
   keyfmt(): string {
     return this.context.keys.prefix;
@@ -85,14 +95,25 @@ export class Engine {
     return this.context.connection.address;
   }
 
-  /** close closes the connections this engine opened (never a client it was given) and forgets its broadcast ledger. */
+  /**
+   * close closes the connections this engine opened (never a client it was
+   * given) and forgets its broadcast ledger. A Worker still running on the
+   * engine stops taking work and its running ensures' signals abort (it
+   * reports one error; see Worker).
+   */
   async close(): Promise<void> {
     if (this.context.closed) return;
     this.context.closed = true;
     this.context.ledger.clear();
+    // workers running on this engine stop taking work and abort their ensures first
+    const hooks = [...this.context.closeHooks];
+    this.context.closeHooks.clear();
+    const reason = new Error('Engine.close: the engine was closed');
+    const stopping = hooks.map((hook) => hook(reason));
     await closeConnection(this.context.connection);
     const closedError = new Error('Engine.close: the engine closed before Redis answered');
     for (const reject of this.context.pending) reject(closedError);
     this.context.pending.clear();
+    await Promise.all(stopping);
   }
 }

@@ -1,19 +1,23 @@
 import type { EngineContext } from './context.js';
+import { checkLayout } from './layout.js';
 import { runScript, scripts, type ScriptName } from './lua/scripts.js';
 
 /**
- * run runs one of the engine's scripts on the context's queue. On a
- * connection the engine opened, the call is also rejected when the engine
- * closes before Redis answered: ioredis keeps a command it could not send
- * while reconnecting, and does not give it up when the connection is then
- * closed, so its caller would wait forever.
+ * run runs one of the engine's scripts on the context's queue, once the
+ * queue's layout was checked (the first call reads it). On a connection the
+ * engine opened, the call is also rejected when the engine closes before
+ * Redis answered: ioredis keeps a command it could not send while
+ * reconnecting, and does not give it up when the connection is then closed,
+ * so its caller would wait forever.
  */
 export function run(
   context: EngineContext,
   name: ScriptName,
   args: (string | number)[],
 ): Promise<unknown> {
-  const call = runScript(context.connection.client, scripts[name], context.keys, args);
+  const script = () => runScript(context.connection.client, scripts[name], context.keys, args);
+  const layout = checkLayout(context);
+  const call = layout === undefined ? script() : layout.then(script);
   if (!context.connection.owned) return call;
   return new Promise((resolve, reject) => {
     context.pending.add(reject);

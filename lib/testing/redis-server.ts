@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, createConnection } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -27,6 +27,18 @@ export interface StartRedisOptions {
   readyTimeoutMs?: number;
   /** A fixed loopback port (to restart a server where clients expect it); default a free one. */
   port?: number;
+  /**
+   * More configuration, as directives and their values (`{ 'maxmemory-policy':
+   * 'allkeys-lru', appendonly: 'yes' }`); they override the defaults (no
+   * persistence). Ignored for an external server.
+   */
+  config?: Readonly<Record<string, string>>;
+  /**
+   * The data directory (AOF, RDB; made when missing), kept when the server stops, so a server
+   * started again on it loads what the last one wrote; default a temporary
+   * one, removed on stop.
+   */
+  dir?: string;
 }
 
 const installHint =
@@ -49,11 +61,11 @@ export async function startRedisServer(options: StartRedisOptions = {}): Promise
   // A free port can be taken between probing and binding; try a few.
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      return await launch(
-        options.binary ?? 'redis-server',
-        options.readyTimeoutMs ?? 10_000,
-        options.port,
-      );
+      return await launch(options.binary ?? 'redis-server', options.readyTimeoutMs ?? 10_000, {
+        fixedPort: options.port,
+        config: options.config ?? {},
+        keptDir: options.dir,
+      });
     } catch (error) {
       if (error instanceof Error && error.message === installHint) throw error;
       lastError = error;
@@ -83,14 +95,24 @@ function externalHandle(url: string, host: string, port: number): RedisServer {
   return { url, host, port, pid: undefined, external: true, stop: async () => {} };
 }
 
+interface LaunchOptions {
+  fixedPort: number | undefined;
+  config: Readonly<Record<string, string>>;
+  keptDir: string | undefined;
+}
+
 async function launch(
   binary: string,
   readyTimeoutMs: number,
-  fixedPort?: number,
+  { fixedPort, config, keptDir }: LaunchOptions,
 ): Promise<RedisServer> {
   const host = '127.0.0.1';
   const port = fixedPort ?? (await freePort(host));
-  const dir = mkdtempSync(join(tmpdir(), 'rescue-redis-'));
+  if (keptDir !== undefined) mkdirSync(keptDir, { recursive: true });
+  const dir = keptDir ?? mkdtempSync(join(tmpdir(), 'rescue-redis-'));
+  const removeDir = () => {
+    if (keptDir === undefined) rmSync(dir, { recursive: true, force: true });
+  };
   const server = spawn(
     binary,
     [
@@ -108,6 +130,8 @@ async function launch(
       'no',
       '--loglevel',
       'warning',
+      // later directives win over the defaults above
+      ...Object.entries(config).flatMap(([name, value]) => [`--${name}`, value]),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -135,7 +159,7 @@ async function launch(
   } catch (error) {
     gaveUp.abort();
     server.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
+    removeDir();
     throw error;
   }
 
@@ -153,7 +177,7 @@ async function launch(
     port,
     pid,
     external: false,
-    stop: () => (stopped ??= stop(server, watchdog, dir)),
+    stop: () => (stopped ??= stop(server, watchdog, removeDir)),
   };
 }
 
@@ -176,7 +200,11 @@ function startWatchdog(pid: number): ChildProcess {
   return watchdog;
 }
 
-async function stop(server: ChildProcess, watchdog: ChildProcess, dir: string): Promise<void> {
+async function stop(
+  server: ChildProcess,
+  watchdog: ChildProcess,
+  removeDir: () => void,
+): Promise<void> {
   if (server.exitCode === null && server.signalCode === null) {
     const exit = new Promise<void>((resolve) => server.once('exit', () => resolve()));
     server.kill('SIGTERM');
@@ -187,7 +215,7 @@ async function stop(server: ChildProcess, watchdog: ChildProcess, dir: string): 
   // Kill the watchdog before closing its pipe, so it never signals a reused pid.
   watchdog.kill('SIGKILL');
   watchdog.stdin?.destroy();
-  rmSync(dir, { recursive: true, force: true });
+  removeDir();
 }
 
 function freePort(host: string): Promise<number> {

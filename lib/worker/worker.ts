@@ -14,6 +14,8 @@ import {
   type FilterList,
   type Parking,
 } from '../engine/runtime.js';
+import { assertOpen } from '../engine/context.js';
+import { checkLayout } from '../engine/layout.js';
 import { TaskOutdatedError } from '../errors.js';
 import { Label } from '../task/label.js';
 import type { Task } from '../task/task.js';
@@ -64,8 +66,13 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private loops: BackgroundLoop[] = [];
   private slots: Promise<void>[] = [];
   private taking = false;
-  private started = false;
+  /** idle (never started, start failed, or stopped), starting, running, stopping */
+  private state: 'idle' | 'starting' | 'running' | 'stopping' = 'idle';
+  private starting: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
+  /** Set when engine.close() came while the worker ran: the reason its ensures were aborted with. */
+  private closedBy: Error | undefined;
+  private readonly onEngineClose = (reason: Error) => this.engineClosed(reason);
   /** Tasks being ensured: the controller of their signal. */
   private readonly running = new Map<string, LazyAbort>();
   /** The leases of the tasks being ensured (broadcast tasks have none). */
@@ -130,21 +137,50 @@ export class Worker extends EventEmitter<WorkerEvents> {
     return !this.taking;
   }
 
-  /** start subscribes to the queue's wake-up channel and starts the slots and background loops. */
+  /**
+   * start checks the queue's layout, subscribes to its wake-up channel and
+   * starts the slots and background loops. A start that failed (Redis away)
+   * leaves the worker as it was before, so start() may be called again; so
+   * may a worker stop() stopped.
+   */
   async start(): Promise<void> {
-    if (this.started) throw new Error('Worker.start: already started');
-    this.started = true;
+    if (this.state === 'stopping')
+      throw new Error('Worker.start: stop() is under way; await it before starting again');
+    if (this.state !== 'idle') throw new Error('Worker.start: already started');
+    this.state = 'starting';
+    this.starting = this.open();
+    try {
+      await this.starting;
+    } finally {
+      this.starting = undefined;
+    }
+  }
+
+  private async open(): Promise<void> {
     const context = engineContext(this.engine);
-    this.wake = new WakeUp(
-      context.connection.client,
-      context.keys.signal,
-      this.engine.worker,
-      context.clock,
-      (error) => this.report(error),
-      this.options.timeScale,
-      this.options.concurrency,
-    );
-    await this.wake.start();
+    try {
+      assertOpen(context, 'Worker.start');
+      await checkLayout(context);
+      this.wake = new WakeUp(
+        context.connection.client,
+        context.keys.signal,
+        this.engine.worker,
+        context.clock,
+        (error) => this.report(error),
+        this.options.timeScale,
+        this.options.concurrency,
+      );
+      await this.wake.start();
+      assertOpen(context, 'Worker.start'); // closed while the subscription was made
+    } catch (error) {
+      await this.wake?.stop();
+      this.wake = undefined;
+      this.state = 'idle';
+      throw error;
+    }
+    this.closedBy = undefined;
+    context.closeHooks.add(this.onEngineClose);
+    this.state = 'running';
     this.taking = true;
     this.slots = Array.from({ length: this.options.concurrency }, (_, index) => this.slot(index));
     if (this.options.background) this.startLoops();
@@ -154,14 +190,20 @@ export class Worker extends EventEmitter<WorkerEvents> {
    * stop stops taking work and waits for the running ensures; when the
    * stopTimeout option runs out first, their signals are aborted. Tasks a slot
    * claimed but had not started are released. Then the background leases are
-   * released. The engine stays open.
+   * released. The engine stays open, and the worker may start again.
    */
   stop(): Promise<void> {
-    this.stopping ??= this.shutdown();
+    this.stopping ??= this.shutdown().finally(() => {
+      this.stopping = undefined;
+    });
     return this.stopping;
   }
 
   private async shutdown(): Promise<void> {
+    // a start under way settles first (without one, the state changes at once)
+    if (this.starting !== undefined) await this.starting.catch(() => {});
+    if (this.state !== 'running') return; // never started, or its start failed
+    this.state = 'stopping';
     this.taking = false;
     this.wake?.notify();
     let timer: NodeJS.Timeout | undefined;
@@ -183,6 +225,38 @@ export class Worker extends EventEmitter<WorkerEvents> {
     }
     // stop() stops taking work: the wake-up channel closes with the loops
     await Promise.all(this.loops.map((loop) => loop.stop()));
+    await this.wake?.stop();
+    engineContext(this.engine).closeHooks.delete(this.onEngineClose);
+    this.slots = [];
+    this.loops = [];
+    this.wake = undefined;
+    this.state = 'idle';
+  }
+
+  /**
+   * engineClosed runs when engine.close() comes while the worker runs (the
+   * engine's connection closes right after): the slots stop taking work, the
+   * running ensures' signals abort with the engine's reason, the loops and the
+   * wake-up subscription stop. Tasks under way are neither deleted nor
+   * released (there is no connection left): their leases run out. One error
+   * says so; what fails afterwards because the connection is gone is not
+   * reported. stop() still waits for the ensures to return.
+   */
+  private async engineClosed(reason: Error): Promise<void> {
+    const cut = this.running.size;
+    this.report(
+      new Error(
+        `Worker: engine.close() was called while the worker ran; it stopped taking work` +
+          (cut > 0
+            ? ` and aborted ${cut} running ensure(s), whose tasks stay owned until their leases end`
+            : '') +
+          '. Call worker.stop() before engine.close().',
+      ),
+    );
+    this.closedBy = reason;
+    this.taking = false;
+    for (const controller of this.running.values()) controller.abort(reason);
+    for (const loop of this.loops) void loop.stop();
     await this.wake?.stop();
   }
 
@@ -387,8 +461,9 @@ export class Worker extends EventEmitter<WorkerEvents> {
       // stop()'s grace period ran out: whatever ensure answered, the work was
       // cut short, so the task goes back to the queue (no cycle) instead of
       // being deleted or held until its lease ends
-      this.emit('task:failed', task, failure?.error ?? this.graceError);
-      if (owned) await this.release(task);
+      this.emit('task:failed', task, failure?.error ?? this.closedBy ?? this.graceError);
+      // after engine.close() there is no connection to give it back on
+      if (owned && this.closedBy === undefined) await this.release(task);
       return undefined;
     }
     if (failure !== undefined) {
@@ -481,6 +556,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
    * of crashing the process, as an unheard 'error' event would.
    */
   private report(error: unknown): void {
+    if (this.closedBy !== undefined) return; // the engine closed: see engineClosed
     if (this.listenerCount('error') > 0) this.emit('error', error);
     else console.error('[rescue-engine] Worker error:', error);
   }

@@ -12,12 +12,7 @@ export async function startBench() {
   return {
     server,
     redis,
-    facts: {
-      date: new Date().toISOString().slice(0, 10),
-      machine: `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, ${osType()} ${release()}`,
-      node: process.version,
-      redis: redisVersion,
-    },
+    facts: machineFacts(redisVersion),
     async usedMemory() {
       const memory = await redis.info('memory');
       return Number(/used_memory:(\d+)/.exec(memory)?.[1] ?? 0);
@@ -41,6 +36,20 @@ export async function startBench() {
       await redis.quit();
       await server.stop();
     },
+  };
+}
+
+/** machineFacts describes where a measurement ran: date, machine, Node and Redis versions. */
+export function machineFacts(redisVersion) {
+  const facts = {
+    date: new Date().toISOString().slice(0, 10),
+    machine: `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, ${osType()} ${release()}`,
+    node: process.version,
+    redis: redisVersion,
+  };
+  return {
+    ...facts,
+    line: `on ${facts.date}, ${facts.machine}, Node ${facts.node}, Redis ${facts.redis}`,
   };
 }
 

@@ -1,0 +1,212 @@
+#!/usr/bin/env node
+// The fault-injection suite (npm run chaos): for each scenario, a fresh
+// redis-server, worker processes and a producer; faults injected while the
+// producer creates its tasks; then the queue drains, the workers stop, and the
+// records every process wrote (JSON lines in a temporary directory, never the
+// Redis under test) are counted. Prints a table; with --write, also writes it
+// into docs/reliability.md.
+//
+// Usage: node scripts/chaos/run.js [--scenario NAME]... [options]
+//   --scenario NAME   kill, stop, redis-always, redis-everysec, drop-replies,
+//                     pause, delay, skew (repeatable; default all)
+//   --tasks N         tasks to create (default 20000)
+//   --workers N       worker processes (default 6)
+//   --concurrency N   slots per worker (default 8)
+//   --expiry MS       the lease (default 3000)
+//   --rate N          creates per second (default 1000)
+//   --skew MS         clock skew of the skew scenario: offsets from -MS to +MS (default 1000)
+//   --quick           2,000 tasks, 3 workers: a smoke run
+//   --keep            keep the records (their directory is printed)
+//   --write           write the table into docs/reliability.md
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { Engine, Label } from '../../dist/index.js';
+import { machineFacts } from '../bench/lib/setup.js';
+import { writeSection } from '../bench/lib/report.js';
+import { analyze } from './lib/analyze.js';
+import { startFleet } from './lib/fleet.js';
+import { now, openLog, readLogs } from './lib/log.js';
+import { produce } from './lib/producer.js';
+import { startProxy } from './lib/proxy.js';
+import { startRedis } from './lib/redis.js';
+import { reportTable, scenarioTable } from './lib/report.js';
+import { scenarios } from './lib/scenarios.js';
+
+const { values } = parseArgs({
+  options: {
+    scenario: { type: 'string', multiple: true },
+    tasks: { type: 'string' },
+    workers: { type: 'string' },
+    concurrency: { type: 'string' },
+    expiry: { type: 'string' },
+    rate: { type: 'string' },
+    skew: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+    write: { type: 'boolean', default: false },
+  },
+});
+const integer = (text, fallback) => (text === undefined ? fallback : Number.parseInt(text, 10));
+const expiry = integer(values.expiry, 3_000);
+const stepMs = 5;
+// Most tasks take two steps; one in 500 runs for 1.2 leases (renewed while it
+// runs), one in 100 for half a lease (what a claim that arrives late, with
+// part of its lease gone, may outlast).
+const sizes = [
+  { name: 'long', every: 500, steps: Math.ceil((1.2 * expiry) / stepMs) },
+  { name: 'half', every: 100, steps: Math.ceil((0.5 * expiry) / stepMs) },
+];
+const settings = {
+  tasks: integer(values.tasks, values.quick ? 2_000 : 20_000),
+  workers: integer(values.workers, values.quick ? 3 : 6),
+  concurrency: integer(values.concurrency, 8),
+  expiry,
+  rate: integer(values.rate, 1_000),
+  skew: integer(values.skew, 1_000),
+  inFlight: 64,
+  steps: 2,
+  stepMs,
+  sizes,
+  stepsOf: Object.fromEntries(sizes.map(({ name, steps }) => [name, steps])),
+  expireInterval: 500,
+  pollInterval: 1_000,
+};
+const names = values.scenario ?? Object.keys(scenarios);
+for (const name of names) {
+  if (!(name in scenarios))
+    throw new Error(`unknown scenario "${name}": ${Object.keys(scenarios).join(', ')}`);
+}
+
+// read before the run: what was built and measured, not what changed meanwhile
+const code = codeVersion();
+const results = [];
+let redisVersion = 'unknown';
+for (const name of names) {
+  const result = { name, ...(await runScenario(name, scenarios[name])) };
+  redisVersion = result.redisVersion;
+  results.push(result);
+  console.log(`${reportTable([result])}\n`);
+}
+
+const facts = machineFacts(redisVersion);
+const text = reportTable(results);
+console.log(`${text}\n\nMeasured ${facts.line}, code ${code}`);
+if (values.write) {
+  writeSection(
+    new URL('../../docs/reliability.md', import.meta.url),
+    'chaos',
+    `${scenarioTable(names)}\n\nMeasured ${facts.line}, on the code of commit ${code}, with ` +
+      `\`${['npm run chaos --', ...process.argv.slice(2).filter((flag) => flag !== '--keep')].join(' ')}\` ` +
+      `(${settings.tasks.toLocaleString('en-US')} tasks, ${settings.workers} worker processes of ` +
+      `${settings.concurrency} slots, lease ${settings.expiry} ms, ${settings.rate} creates/s).\n\n${text}`,
+  );
+}
+
+/** codeVersion is the commit measured, marked when the working tree differs from it. */
+function codeVersion() {
+  const git = (...args) => execFileSync('git', args, { encoding: 'utf8' }).trim();
+  try {
+    return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', 'lib') === '' ? '' : ' (with uncommitted changes in lib/)'}`;
+  } catch {
+    return 'unknown (no git)';
+  }
+}
+
+async function runScenario(name, scenario) {
+  const dir = mkdtempSync(join(tmpdir(), `rescue-chaos-${name}-`));
+  const log = openLog(dir, 'chaos');
+  const producerLog = openLog(dir, 'producer');
+  const chaos = `${name}-${randomUUID().slice(0, 8)}`;
+  const redis = await startRedis({ config: scenario.redis, dir: join(dir, 'redis') }, log);
+  const admin = new Redis(redis.url);
+  const redisVersion = /redis_version:(\S+)/.exec(await admin.info('server'))?.[1] ?? 'unknown';
+  const proxy = scenario.proxy ? await startProxy(redis, log) : undefined;
+  const url = proxy?.url ?? redis.url;
+  const offsets = scenario.offsets?.(settings.workers, settings.skew);
+  const fleet = await startFleet(
+    settings.workers,
+    (slot, id) => ({
+      ...settings,
+      id,
+      url,
+      queue: chaos,
+      chaos,
+      logDir: dir,
+      offsetMs: offsets?.[slot] ?? 0,
+      background: scenario.background?.(slot, settings.workers) ?? true,
+    }),
+    log,
+  );
+  const producer = new Engine({ redis: url, queue: chaos, worker: 'producer' });
+  const monitor = new Engine({ redis: redis.url, queue: chaos, worker: 'monitor' });
+  const faults = {};
+  const run = {
+    settings,
+    fleet,
+    redis,
+    proxy,
+    admin,
+    log,
+    faulting: true,
+    count: (kind) => (faults[kind] = (faults[kind] ?? 0) + 1),
+  };
+
+  const started = performance.now();
+  log.write({ t: 'phase', phase: 'produce', at: now() });
+  const injecting = scenario.faults(run);
+  const producedMs = await produce(
+    producer,
+    { ...settings, count: settings.tasks, chaos },
+    producerLog,
+  );
+  run.faulting = false;
+  await injecting;
+  log.write({ t: 'phase', phase: 'drain', at: now() });
+  const drainStart = performance.now();
+  const drained = await drain(monitor, chaos, Math.max(60_000, 20 * settings.expiry));
+  console.log(
+    `${name}: created in ${(producedMs / 1000).toFixed(1)} s, ` +
+      (drained
+        ? `drained ${((performance.now() - drainStart) / 1000).toFixed(1)} s later`
+        : 'did not drain'),
+  );
+  await fleet.stop();
+  log.write({ t: 'phase', phase: 'stopped', at: now(), drained });
+  for (const task of await monitor.lister({ meta: { chaos } })) {
+    log.write({
+      t: 'left',
+      id: task.core[Label.Object],
+      n: task.meta.n,
+      core: task.core,
+      at: now(),
+    });
+  }
+  const seconds = (performance.now() - started) / 1000;
+
+  await Promise.all([producer.close(), monitor.close()]);
+  await proxy?.close();
+  await admin.quit();
+  await redis.stop();
+  log.close();
+  producerLog.close();
+  const counts = analyze(readLogs(dir));
+  if (values.keep) console.log(`records of ${name}: ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+  return { ...counts, faults, seconds, redisVersion };
+}
+
+/** drain waits until no task of the run is left (or the time is up); says whether it emptied. */
+async function drain(monitor, chaos, timeoutMs) {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    if (!(await monitor.exists({ meta: { chaos } }))) return true;
+    await sleep(250);
+  }
+  return false;
+}
