@@ -155,6 +155,7 @@ describe('concurrent calls are serially equivalent', () => {
               [Label.Object]: idOf(copies[index]),
               [Label.Worker]: 'eon',
               [Label.Expiry]: '2023-10-20T00:01:00Z',
+              [Label.Token]: copies[index]?.core?.[Label.Token],
             },
           ]
         : ['TaskOutdatedError', { [Label.Object]: idOf(copies[index]), [Label.Cycles]: '1' }],

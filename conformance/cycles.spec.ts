@@ -132,6 +132,7 @@ describe('cycles and the circuit breaker', () => {
       [Label.Cancel]: '2',
       [Label.Worker]: 'eon',
       [Label.Expiry]: '2023-10-20T00:01:31Z',
+      [Label.Token]: '3',
     });
   });
 

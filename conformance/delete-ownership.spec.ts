@@ -214,7 +214,7 @@ describe('delete: ownership', () => {
     expect(await eon.exists(everything)).toBe(false);
   });
 
-  it('lets the same worker id pass with an old copy after it claimed the task again', async () => {
+  it('refuses an old copy of the same worker after it claimed the task again: the fencing token differs', async () => {
     const q = queue();
     const eon = q.engine('eon');
     await eon.create({ meta: { k: 'foo' } });
@@ -222,9 +222,26 @@ describe('delete: ownership', () => {
     q.clock.advance(30_000);
     await eon.expire();
     const again = await eon.search();
-    expect(again?.core?.[Label.Expiry]).not.toBe(old?.core?.[Label.Expiry]);
-    await eon.delete(old!);
+    expect(again?.core?.[Label.Worker]).toBe('eon');
+    expect(Number(again?.core?.[Label.Token])).toBeGreaterThan(Number(old?.core?.[Label.Token]));
+    await expectUnchanged(q.redis, q.prefix, async () => {
+      await expect(eon.delete(old!)).rejects.toBeInstanceOf(TaskOutdatedError);
+      await expect(eon.extend(old!)).rejects.toBeInstanceOf(TaskOutdatedError);
+    });
+    await eon.delete(again!);
     expect(await eon.exists(everything)).toBe(false);
+  });
+
+  it('refuses a copy without the fencing token, even with the owner label', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    await eon.create({ meta: { k: 'foo' } });
+    const claimed = await eon.search();
+    const core = Object.fromEntries(
+      Object.entries(claimed!.core!).filter(([key]) => key !== Label.Token),
+    );
+    await expect(eon.delete({ ...claimed, core })).rejects.toBeInstanceOf(TaskOutdatedError);
+    await expect(eon.extend({ ...claimed, core })).rejects.toBeInstanceOf(TaskOutdatedError);
   });
 
   it("deletes an unowned task, and another worker's task, with bypass 'true'", async () => {

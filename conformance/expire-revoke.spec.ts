@@ -33,6 +33,7 @@ describe('expire: revocation', () => {
       [Label.Object]: id,
       [Label.Worker]: 'eon',
       [Label.Expiry]: '2023-10-20T00:00:03.5Z',
+      [Label.Token]: '1',
     });
     q.clock.set('2023-10-20T00:00:03.499Z');
     await eon.expire();
@@ -58,6 +59,7 @@ describe('expire: revocation', () => {
       [Label.Object]: idOf(task),
       [Label.Worker]: 'etw',
       [Label.Expiry]: '2023-10-20T00:01:10Z',
+      [Label.Token]: '2',
       [Label.Cycles]: '1',
     });
     // the former owner lost it

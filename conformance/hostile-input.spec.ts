@@ -152,10 +152,14 @@ describe('a snapshot is validated and sent (S1, S2)', () => {
     const second = await eon.search();
     const ids = [first?.core?.[Label.Object], second?.core?.[Label.Object]];
     let reads = 0;
-    const core = Object.defineProperty({ [Label.Worker]: 'eon' }, Label.Object, {
-      enumerable: true,
-      get: () => ids[reads++ === 0 ? 0 : 1],
-    });
+    const core = Object.defineProperty(
+      { [Label.Worker]: 'eon', [Label.Token]: first?.core?.[Label.Token] ?? '' },
+      Label.Object,
+      {
+        enumerable: true,
+        get: () => ids[reads++ === 0 ? 0 : 1],
+      },
+    );
     await eon.delete({ core: core, meta: { n: '1' } });
     expect((await eon.lister({ meta: { '*': '*' } })).map((task) => task.meta)).toEqual([
       { n: '2' },

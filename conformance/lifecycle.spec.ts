@@ -46,6 +46,7 @@ describe('the lifecycle of a task across three engines', () => {
       [Label.Object]: id,
       [Label.Worker]: 'etw',
       [Label.Expiry]: '2023-10-20T00:00:32Z',
+      [Label.Token]: '1',
     });
     expect(await eon.search()).toBeUndefined();
     expect(await eth.search()).toBeUndefined();
@@ -76,6 +77,7 @@ describe('the lifecycle of a task across three engines', () => {
       [Label.Object]: id,
       [Label.Worker]: 'eth',
       [Label.Expiry]: '2023-10-20T00:01:11Z',
+      [Label.Token]: '2',
       [Label.Cycles]: '1',
     });
     expect(await etw.search()).toBeUndefined();
@@ -129,6 +131,7 @@ describe('the lifecycle of a task across three engines', () => {
       [Label.Object]: id,
       [Label.Worker]: 'etw',
       [Label.Expiry]: '2023-10-20T00:01:03Z',
+      [Label.Token]: '2',
       [Label.Cycles]: '1',
     });
     await etw.delete(second!);

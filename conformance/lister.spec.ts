@@ -66,6 +66,7 @@ describe('lister', () => {
         [Label.Cycles]: '1',
         [Label.Worker]: 'etw',
         [Label.Expiry]: '2023-10-20T00:01:10Z',
+        [Label.Token]: '2',
       },
       meta: { k: 'foo' },
       node: { [Label.Method]: Method.Any },

@@ -53,6 +53,7 @@ describe('search claims a task', () => {
         [Label.Object]: idOf(stored),
         [Label.Worker]: 'eon',
         [Label.Expiry]: '2023-10-20T00:00:32Z',
+        [Label.Token]: '1',
       },
       meta: { k: 'foo' },
       node: { [Label.Method]: 'any' },
@@ -81,7 +82,12 @@ describe('search claims a task', () => {
     const claimed = await eon.search();
     expect(claimed).toEqual({
       ...stored,
-      core: { ...stored.core, [Label.Worker]: 'eon', [Label.Expiry]: '2023-10-20T00:00:30Z' },
+      core: {
+        ...stored.core,
+        [Label.Worker]: 'eon',
+        [Label.Expiry]: '2023-10-20T00:00:30Z',
+        [Label.Token]: '1',
+      },
     });
   });
 

@@ -69,6 +69,7 @@ export function prepareDelete(
       trigger ? JSON.stringify(copy.gate) : '',
       sync,
       copy.root?.[Label.Object] ?? '',
+      copy.core?.[Label.Token] ?? '',
     ],
   };
 }

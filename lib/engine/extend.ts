@@ -16,5 +16,6 @@ export async function extendTask(context: EngineContext, argument: unknown): Pro
     task.core?.[Label.Worker] ?? '',
     formatTime(new Date(leaseEndMs)),
     leaseEndMs,
+    task.core?.[Label.Token] ?? '',
   ]);
 }

@@ -31,6 +31,7 @@ export function queueKeys(queue: string): QueueKeys {
 export const keyNames = [
   'tasks', // hash: object id -> task JSON
   'sequence', // string: INCR counter for object ids
+  'claims', // string: INCR counter for the fencing tokens of claims
   'layout', // string: layout version of this queue's keys
   'ready', // zset (lex, score 0): unowned claimable `any` tasks without cron
   'ready-cron', // zset (lex): unowned claimable `any` tasks with a cron map (due exact / deferred / other)

@@ -16,6 +16,12 @@ export const Label = {
   Object: 'task.rescue.io/object',
   /** core: the owning worker; node: the only worker a `uni` task goes to. */
   Worker: 'task.rescue.io/worker',
+  /**
+   * core: the fencing token of the current claim, a decimal number that grows
+   * with every claim in the queue; `delete` and `extend` pass only with a copy
+   * of this claim. Written by `search`, removed with the worker.
+   */
+  Token: 'task.rescue.io/token',
   /** node: delivery method, one of Method. */
   Method: 'addr.rescue.io/method',
   /** sync: requeue pointer; a value other than '', blanks or '0' pages again. */

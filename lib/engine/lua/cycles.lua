@@ -22,6 +22,7 @@ end
 local reset = with_core(stored, copy_map(stored.core))
 reset.core[LABEL_WORKER] = nil
 reset.core[LABEL_EXPIRY] = nil
+reset.core[LABEL_TOKEN] = nil
 reset.core[LABEL_CYCLES] = nil
 local ctx = new_context(tonumber(ARGV[1]))
 store_task(id, reset)

@@ -11,7 +11,7 @@
                (the broadcast floor and skips, which follow the filters),
                ARGV[14] and ARGV[15] (the slot) are unused: each entry has its
                own, and ARGV[12] (resume) is ''
-  ARGV[16..]   per entry, 18 arguments: the delete's twelve, as in
+  ARGV[16..]   per entry, 19 arguments: the delete's thirteen, as in
                delete.lua, then the entry's search filters, their ids, its
                slot and park deadline, its broadcast floor and skips (as
                ARGV[5], [13], [14], [15], [6], [7] of search.lua)
@@ -32,17 +32,18 @@
 local searching = search_request(1)
 local ctx = new_context(searching.now)
 local replies = {}
-for first = SEARCH_ARGUMENTS + 1, #ARGV, 18 do
+for first = SEARCH_ARGUMENTS + 1, #ARGV, DELETE_ARGUMENTS + 6 do
   local deleting = delete_request(first, searching.now)
   local result = delete(deleting, ctx)
   if type(result) == 'table' then
     replies[#replies + 1] = { 'error', result.err }
   else
-    read_filters(searching, ARGV[first + 12], ARGV[first + 13])
-    searching.slot, searching.park_until = ARGV[first + 14], ARGV[first + 15]
-    searching.floor = string.match(ARGV[first + 16], '^(%d+)')
-    searching.base = string.match(ARGV[first + 16], ':(%d+)$')
-    searching.skip = id_set(ARGV[first + 17], {})
+    local at = first + DELETE_ARGUMENTS
+    read_filters(searching, ARGV[at], ARGV[at + 1])
+    searching.slot, searching.park_until = ARGV[at + 2], ARGV[at + 3]
+    searching.floor = string.match(ARGV[at + 4], '^(%d+)')
+    searching.base = string.match(ARGV[at + 4], ':(%d+)$')
+    searching.skip = id_set(ARGV[at + 5], {})
     replies[#replies + 1] = { result, search(searching, ctx) }
   end
 end

@@ -13,9 +13,11 @@
   ARGV[10] gate        JSON of the copy's gate when it holds a trigger value, or ''
   ARGV[11] sync        JSON of the copy's sync when it is not empty, or ''
   ARGV[12] root_id     the copy's root object id, or ''
+  ARGV[13] token       the copy's core fencing token, or ''
 
   Returns  1 (deleted) or 2 (requeued)
-  Errors   TASK_NOT_FOUND, TASK_OUTDATED, TASK_CRON, all before the first write
+  Errors   TASK_NOT_FOUND, TASK_OUTDATED (the copy's worker or fencing token is
+           not the stored claim's), TASK_CRON, all before the first write
 ]]
 --- @include "task"
 --- @include "has"

@@ -56,6 +56,7 @@ for _, id in ipairs(ended) do
     local freed = with_core(task, copy_map(task.core))
     freed.core[LABEL_WORKER] = nil
     freed.core[LABEL_EXPIRY] = nil
+    freed.core[LABEL_TOKEN] = nil
     freed.core[LABEL_CYCLES] = format_count(cycles_of(task) + 1)
     store_task(id, freed)
     reindex(id, task, freed, ctx)

@@ -6,6 +6,7 @@
   ARGV[3]  worker      the copy's core worker, or ''
   ARGV[4]  expiry      formatTime(now + expiry), the new lease end
   ARGV[5]  expiry_ms   the same in ms
+  ARGV[6]  token       the copy's core fencing token, or ''
 
   Returns  1
   Errors   TASK_NOT_FOUND, TASK_OUTDATED (checked before any write)
@@ -20,11 +21,8 @@ local stored = load_task(id)
 if stored == nil then
   return redis.error_reply(E_TASK_NOT_FOUND .. ' extend: task ' .. id .. ' is not in the queue')
 end
-local owner = owner_of(stored)
-if owner == nil or ARGV[3] == '' or owner ~= ARGV[3] then
-  return redis.error_reply(E_TASK_OUTDATED .. ' extend: task ' .. id .. ' is not owned by the copy\'s worker "'
-    .. ARGV[3] .. '" (owner: "' .. (owner or '') .. '")')
-end
+local outdated = outdated_copy('extend', id, stored, ARGV[3] ~= '' and ARGV[3] or nil, ARGV[6] ~= '' and ARGV[6] or nil)
+if outdated ~= nil then return outdated end
 
 local renewed = with_core(stored, copy_map(stored.core))
 renewed.core[LABEL_EXPIRY] = ARGV[4]

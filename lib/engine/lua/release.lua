@@ -21,6 +21,7 @@ if stored == nil or owner_of(stored) ~= ARGV[3] then return 0 end
 local released = with_core(stored, copy_map(stored.core))
 released.core[LABEL_WORKER] = nil
 released.core[LABEL_EXPIRY] = nil
+released.core[LABEL_TOKEN] = nil
 local ctx = new_context(tonumber(ARGV[1]))
 store_task(id, released)
 reindex(id, stored, released, ctx)

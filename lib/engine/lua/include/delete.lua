@@ -13,6 +13,7 @@
 -- request.gate       the copy's gate when it holds a trigger value, or nil
 -- request.sync       the copy's sync when it is not empty, or nil
 -- request.root_id    the copy's root object id, or nil
+-- request.token      the copy's core token, or nil
 --
 -- Returns 1 (deleted), 2 (requeued), or an error reply: TASK_NOT_FOUND,
 -- TASK_OUTDATED, TASK_CRON, all before the first write.
@@ -114,13 +115,10 @@ local function delete(request, ctx)
     return redis.error_reply(E_TASK_NOT_FOUND .. ' delete: task ' .. id .. ' is not in the queue')
   end
 
-  -- Step 3: ownership, by worker labels; bypass skips it.
+  -- Step 3: ownership, by worker label and fencing token; bypass skips it.
   if not request.bypass then
-    local owner = owner_of(stored)
-    if owner == nil or request.worker == nil or owner ~= request.worker then
-      return redis.error_reply(E_TASK_OUTDATED .. ' delete: task ' .. id .. ' is not owned by the copy\'s worker "'
-        .. (request.worker or '') .. '" (owner: "' .. (owner or '') .. '")')
-    end
+    local outdated = outdated_copy('delete', id, stored, request.worker, request.token)
+    if outdated ~= nil then return outdated end
   end
 
   -- Step 4: a paging or deferring copy is requeued, once its @defer is readable.
@@ -132,6 +130,7 @@ local function delete(request, ctx)
     local requeued = with_core(request.requeued, copy_map(stored.core))
     requeued.core[LABEL_WORKER] = nil
     requeued.core[LABEL_EXPIRY] = nil
+    requeued.core[LABEL_TOKEN] = nil
     requeued.core[LABEL_CYCLES] = format_count(cycles_of(stored) + 1)
     requeued.gate = nil
     requeued.root = nil
@@ -176,8 +175,11 @@ local function optional_map(json)
   return labels
 end
 
--- delete_request reads a delete's twelve arguments from ARGV[first] on (`now`:
--- the instant, when the caller has read it already)
+-- DELETE_ARGUMENTS: how many arguments delete_request reads
+local DELETE_ARGUMENTS = 13
+
+-- delete_request reads a delete's arguments from ARGV[first] on (`now`: the
+-- instant, when the caller has read it already)
 local function delete_request(first, now)
   local tick_p1_ms = nil
   if ARGV[first + 8] == '-inf' then tick_p1_ms = -math.huge else tick_p1_ms = tonumber(ARGV[first + 8]) end
@@ -196,5 +198,6 @@ local function delete_request(first, now)
     gate = optional_map(ARGV[first + 9]),
     sync = optional_map(ARGV[first + 10]),
     root_id = ARGV[first + 11] ~= '' and ARGV[first + 11] or nil,
+    token = ARGV[first + 12] ~= '' and ARGV[first + 12] or nil,
   }
 end

@@ -377,6 +377,7 @@ local function search(request, ctx)
   local claimed = with_core(picked, copy_map(picked.core))
   claimed.core[LABEL_WORKER] = worker
   claimed.core[LABEL_EXPIRY] = request.expiry
+  claimed.core[LABEL_TOKEN] = string.format('%d', redis.call('INCR', K['claims']))
   ctx.expiry_ms = request.expiry_ms
   local record = encode_stored(claimed)
   redis.call('HSET', K['tasks'], picked_id, record)

@@ -207,6 +207,18 @@ local function owner_of(task)
   return label_set(task.core, LABEL_WORKER)
 end
 
+-- outdated_copy: the TASK_OUTDATED error of an operation (delete, extend)
+-- whose copy is not of the stored task's current claim: the worker labels
+-- differ, or the fencing tokens do; nil when the copy is of it
+local function outdated_copy(operation, id, stored, worker, token)
+  local owner = owner_of(stored)
+  local current = label_set(stored.core, LABEL_TOKEN)
+  if owner ~= nil and worker ~= nil and owner == worker and current == token then return nil end
+  return redis.error_reply(E_TASK_OUTDATED .. ' ' .. operation .. ': task ' .. id .. ' is not owned by the copy ('
+    .. 'worker "' .. (worker or '') .. '", token "' .. (token or '') .. '"; owner "' .. (owner or '')
+    .. '", token "' .. (current or '') .. '")')
+end
+
 -- shape_of: what the indexes need to know about a task (semantics 1.7),
 -- computed once per change.
 --   candidate   a search may count it (phase 2 rules 1, 2, 3, 6; times aside)
