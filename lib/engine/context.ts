@@ -3,6 +3,7 @@ import { BroadcastLedger } from './broadcast-ledger.js';
 import { openConnection, type Connection } from './connection.js';
 import { queueKeys, workerOrderKey, type QueueKeys } from './keys.js';
 import type { ResolvedEngineOptions } from './options.js';
+import { Requests } from './requests.js';
 
 /**
  * EngineContext is everything an operation needs, built once by the Engine's
@@ -15,6 +16,8 @@ export interface EngineContext {
   readonly connection: Connection;
   readonly keys: QueueKeys;
   readonly ledger: BroadcastLedger;
+  /** The slots of this engine's idempotent writes (requests.ts). */
+  readonly requests: Requests;
   /** The start instant: one clock reading taken by the constructor. */
   readonly startMs: number;
   /** The worker id in the owners' order of the share gate (keys.ts workerOrderKey). */
@@ -42,6 +45,7 @@ export function createEngineContext(options: ResolvedEngineOptions): EngineConte
     connection: openConnection(options.redis),
     keys: queueKeys(options.queue),
     ledger: new BroadcastLedger(),
+    requests: new Requests(),
     startMs,
     selfKey: workerOrderKey(options.worker),
     ledgerPrunedMs: startMs,

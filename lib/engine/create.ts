@@ -7,7 +7,7 @@ import { validateCreate } from '../task/validate.js';
 import { schedule } from '../schedule/index.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { layoutVersion } from './keys.js';
-import { run } from './run.js';
+import { runRequest } from './run.js';
 
 /**
  * createTask stores a new task (semantics 3.1): validation of a snapshot of
@@ -35,13 +35,14 @@ export async function createTask(context: EngineContext, argument: unknown): Pro
     if (settled.getTime() !== plan.ticks.tickM1.getTime()) checkMs = settled.getTime();
   }
 
-  const id = (await run(context, 'create', [
+  const id = (await runRequest(context, 'create', (request) => [
     now.getTime(),
     encodeTask(stored),
     plan.exactAt?.getTime() ?? '',
     tickP1Ms,
     checkMs,
     layoutVersion,
+    request,
   ])) as string;
   stored.core[Label.Object] = id;
   applyAdditions(argument as object, sources, stored, plan.ticks !== undefined);

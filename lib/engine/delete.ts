@@ -6,7 +6,7 @@ import type { Labels, Task } from '../task/task.js';
 import { formatTime, tryParseTime } from '../task/time.js';
 import { validateDelete } from '../task/validate.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
-import { run } from './run.js';
+import { runRequest } from './run.js';
 
 /**
  * deleteTask completes a task (semantics 3.3). A broadcast copy this engine
@@ -18,7 +18,7 @@ export async function deleteTask(context: EngineContext, argument: unknown): Pro
   const now = readClock(context.clock);
   const prepared = prepareDelete(context, argument, now);
   if (prepared.completedLocally) return;
-  await run(context, 'delete', prepared.args);
+  await runRequest(context, 'delete', (request) => [...prepared.args, request]);
 }
 
 /** DeletePreparation is a validated delete: done locally, or the delete script's arguments. */

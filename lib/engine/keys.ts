@@ -32,6 +32,8 @@ export const keyNames = [
   'tasks', // hash: object id -> task JSON
   'sequence', // string: INCR counter for object ids
   'claims', // string: INCR counter for the fencing tokens of claims
+  'requests', // hash: `<engine instance>:<slot>` -> `<request number>|<ms>|<answer>` of idempotent writes
+  'requests-sweep', // string: HSCAN cursor of expire's sweep for answers kept longer than an hour
   'layout', // string: layout version of this queue's keys
   'ready', // zset (lex, score 0): unowned claimable `any` tasks without cron
   'ready-cron', // zset (lex): unowned claimable `any` tasks with a cron map (due exact / deferred / other)

@@ -24,3 +24,18 @@ export function run(
     call.then(resolve, reject).finally(() => context.pending.delete(reject));
   });
 }
+
+/**
+ * runRequest runs a script that changes the queue as an idempotent request
+ * (requests.ts): `args` builds its ARGV around the request, and the request's
+ * slot is held until the call settled, so a command ioredis sends again finds
+ * its first answer.
+ */
+export function runRequest(
+  context: EngineContext,
+  name: ScriptName,
+  args: (request: string) => (string | number)[],
+): Promise<unknown> {
+  const { request, slot } = context.requests.take();
+  return run(context, name, args(request)).finally(() => context.requests.give(slot));
+}

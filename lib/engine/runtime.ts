@@ -5,7 +5,7 @@ import { assertOpen, readClock, type EngineContext } from './context.js';
 import { prepareDelete } from './delete.js';
 import { filterList, noFilters, type FilterList } from './filters.js';
 import { contextOf } from './handle.js';
-import { run } from './run.js';
+import { run, runRequest } from './run.js';
 import {
   broadcastArgs,
   claimedLeaseEnd,
@@ -62,13 +62,13 @@ export async function deleteThenSearch(
   const nowMs = now.getTime();
   const outcomes: (CompletionOutcome | undefined)[] = [];
   const sent: number[] = [];
-  const args: (string | number)[] = searchArgs(context, noFilters, nowMs, exclude);
+  const entries: (string | number)[] = [];
   completions.forEach(({ task, filters, parking }, index) => {
     try {
       const prepared = prepareDelete(context, task, now);
       // a broadcast copy this engine received is completed here: its search follows below
       if (prepared.completedLocally) return;
-      args.push(
+      entries.push(
         ...prepared.args,
         filters.texts,
         filters.ids,
@@ -82,7 +82,10 @@ export async function deleteThenSearch(
   });
   if (sent.length > 0) {
     await pruneLedger(context, nowMs);
-    const replies = (await run(context, 'deleteSearch', args)) as DeleteSearchReply[];
+    const replies = (await runRequest(context, 'deleteSearch', (request) => [
+      ...searchArgs(context, noFilters, nowMs, request, exclude),
+      ...entries,
+    ])) as DeleteSearchReply[];
     sent.forEach((index, position) => {
       const reply = replies[position];
       if (reply === undefined || reply[0] === 'error') {

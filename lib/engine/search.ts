@@ -4,7 +4,7 @@ import { formatTime } from '../task/time.js';
 import { validateFilter } from '../task/validate.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { filterList, noFilters, type FilterList } from './filters.js';
-import { run } from './run.js';
+import { runRequest } from './run.js';
 
 /** SearchReply is what the search script answers (see search.lua). */
 export type SearchReply = [
@@ -54,10 +54,8 @@ export async function searchWith(
   await pruneLedger(context, nowMs);
   let resume = '';
   for (;;) {
-    const reply = (await run(
-      context,
-      'search',
-      searchArgs(context, filters, nowMs, exclude, resume, parking),
+    const reply = (await runRequest(context, 'search', (request) =>
+      searchArgs(context, filters, nowMs, request, exclude, resume, parking),
     )) as SearchReply;
     const outcome = readSearchReply(context, reply, nowMs, filters.set);
     if (outcome === more) resume = reply[5];
@@ -81,14 +79,16 @@ export const retry = Symbol('retry');
 export const more = Symbol('more');
 
 /**
- * searchArgs builds the search script's ARGV for filters, an instant, ids not
- * to claim (the worker runtime's declined tasks), where a step resumes ('' for
- * the first), and the runtime slot that searches.
+ * searchArgs builds the search script's ARGV for filters, an instant, the
+ * request (requests.ts), ids not to claim (the worker runtime's declined
+ * tasks), where a step resumes ('' for the first), and the runtime slot that
+ * searches.
  */
 export function searchArgs(
   context: EngineContext,
   filters: FilterList,
   nowMs: number,
+  request: string,
   exclude: string[] = [],
   resume = '',
   parking?: Parking,
@@ -108,6 +108,7 @@ export function searchArgs(
     resume,
     filters.ids,
     ...parkingArgs(parking),
+    request,
   ];
 }
 

@@ -8,17 +8,21 @@
   ARGV[4]  tick_p1_ms  a cron template's tick+1, or ''
   ARGV[5]  check_ms    when a template's tick-1 may need maintenance, or ''
   ARGV[6]  layout      the layout version the engine writes
+  ARGV[7]  request     the idempotent request (include/request.lua)
 
-  Returns  the new object id
+  Returns  the new object id (the same id again for the same request)
   Errors   TASK_LIMIT when the task is a leaf with a root of patterns and the
            queue has as many such roots as it checks (before any write)
 ]]
 --- @include "task"
+--- @include "request"
 --- @include "has"
 --- @include "roots"
 --- @include "index"
 
 local now = tonumber(ARGV[1])
+local kept = replayed(ARGV[7])
+if kept ~= nil then return kept end
 local task = decode_task(ARGV[2])
 local ctx = new_context(now)
 ctx.due_ms = tonumber(ARGV[3])
@@ -39,4 +43,5 @@ store_task(id, task)
 reindex(id, nil, task, ctx)
 if ARGV[5] ~= '' then redis.call('ZADD', K['ticker-check'], ARGV[5], id) end
 finish(ctx)
+remember(ARGV[7], now, id)
 return id

@@ -6,12 +6,14 @@
   slots into one call when several finish at once.
 
   KEYS         every key of the queue
-  ARGV[1-15]   the search's arguments, as in search.lua, shared by every
+  ARGV[1-16]   the search's arguments, as in search.lua, shared by every
                entry; ARGV[5] and ARGV[13] (the filters), ARGV[6] and ARGV[7]
                (the broadcast floor and skips, which follow the filters),
                ARGV[14] and ARGV[15] (the slot) are unused: each entry has its
                own, and ARGV[12] (resume) is ''
-  ARGV[16..]   per entry, 19 arguments: the delete's thirteen, as in
+               ARGV[16] is the request: the same request again answers the
+               same (include/request.lua)
+  ARGV[17..]   per entry, 19 arguments: the delete's thirteen, as in
                delete.lua, then the entry's search filters, their ids, its
                slot and park deadline, its broadcast floor and skips (as
                ARGV[5], [13], [14], [15], [6], [7] of search.lua)
@@ -22,6 +24,7 @@
   Errors   none: a failed delete is its entry's answer
 ]]
 --- @include "task"
+--- @include "request"
 --- @include "has"
 --- @include "roots"
 --- @include "index"
@@ -30,13 +33,41 @@
 --- @include "search"
 
 local searching = search_request(1)
+
+-- a request sent again: the same deletes' answers, the same claims while they
+-- hold (include/request.lua), and nothing written
+local kept = replayed(searching.request)
+if kept ~= nil then
+  local replies = {}
+  for _, entry in ipairs(cjson.decode(kept)) do
+    if entry.e ~= nil then
+      replies[#replies + 1] = { 'error', entry.e }
+    elseif entry.k == 'task' then
+      searching.floor, searching.base = string.match(entry.f, '^(%d+):(%d+)$')
+      replies[#replies + 1] = { entry.r, replay_claim(entry.c, searching) }
+    elseif entry.k == 'broadcast' then
+      local record = redis.call('HGET', K['tasks'], entry.i)
+      if record then
+        replies[#replies + 1] = { entry.r, 'broadcast', entry.i, record, entry.f, '', '', '' }
+      else
+        replies[#replies + 1] = { entry.r, 'none', '', '', entry.f, '', '', '' }
+      end
+    else
+      replies[#replies + 1] = { entry.r, entry.k, '', '', entry.f, entry.d, entry.m, entry.b }
+    end
+  end
+  return replies
+end
+
 local ctx = new_context(searching.now)
 local replies = {}
+local memory = {}
 for first = SEARCH_ARGUMENTS + 1, #ARGV, DELETE_ARGUMENTS + 6 do
   local deleting = delete_request(first, searching.now)
   local result = delete(deleting, ctx)
   if type(result) == 'table' then
     replies[#replies + 1] = { 'error', result.err }
+    memory[#memory + 1] = { e = result.err }
   else
     local at = first + DELETE_ARGUMENTS
     read_filters(searching, ARGV[at], ARGV[at + 1])
@@ -44,8 +75,13 @@ for first = SEARCH_ARGUMENTS + 1, #ARGV, DELETE_ARGUMENTS + 6 do
     searching.floor = string.match(ARGV[at + 4], '^(%d+)')
     searching.base = string.match(ARGV[at + 4], ':(%d+)$')
     searching.skip = id_set(ARGV[at + 5], {})
-    replies[#replies + 1] = { result, search(searching, ctx) }
+    ctx.claimed = nil
+    local reply = { result, search(searching, ctx) }
+    replies[#replies + 1] = reply
+    memory[#memory + 1] = { r = result, k = reply[2], i = reply[3], f = reply[5], d = reply[6], m = reply[7],
+      b = reply[8], c = ctx.claimed }
   end
 end
 finish(ctx)
+remember(searching.request, searching.now, cjson.encode(memory))
 return replies

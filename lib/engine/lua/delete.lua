@@ -14,20 +14,25 @@
   ARGV[11] sync        JSON of the copy's sync when it is not empty, or ''
   ARGV[12] root_id     the copy's root object id, or ''
   ARGV[13] token       the copy's core fencing token, or ''
+  ARGV[14] request     the idempotent request (include/request.lua)
 
-  Returns  1 (deleted) or 2 (requeued)
+  Returns  1 (deleted) or 2 (requeued); the same again for the same request
   Errors   TASK_NOT_FOUND, TASK_OUTDATED (the copy's worker or fencing token is
            not the stored claim's), TASK_CRON, all before the first write
 ]]
 --- @include "task"
+--- @include "request"
 --- @include "has"
 --- @include "roots"
 --- @include "index"
 --- @include "delete"
 
 local request = delete_request(1)
+local kept = replayed(ARGV[14])
+if kept ~= nil then return tonumber(kept) end
 local ctx = new_context(request.now)
 local result = delete(request, ctx)
 if type(result) == 'table' then return result end
 finish(ctx)
+remember(ARGV[14], request.now, tostring(result))
 return result

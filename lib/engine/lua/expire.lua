@@ -81,6 +81,17 @@ if sweep > 0 then
   end
 end
 
+-- Kept answers of idempotent writes (include/request.lua) older than an hour
+-- go, a few per call, resuming where the last call stopped.
+if redis.call('EXISTS', K['requests']) == 1 then
+  local kept = redis.call('HSCAN', K['requests'], redis.call('GET', K['requests-sweep']) or '0', 'COUNT', 100)
+  redis.call('SET', K['requests-sweep'], kept[1])
+  for index = 1, #kept[2], 2 do
+    local kept_ms = tonumber(string.match(kept[2][index + 1], '^%d+|(%d+)|') or '0') or 0
+    if kept_ms < now - 3600000 then redis.call('HDEL', K['requests'], kept[2][index]) end
+  end
+end
+
 -- Root jobs (include/roots.lua) go on here too, so an idle queue finishes them.
 if redis.call('EXISTS', K['root-jobs']) == 1 then roots().work(JOB_MOST) end
 

@@ -20,6 +20,8 @@
   ARGV[14] slot         the worker runtime's slot that searches, or ''
   ARGV[15] park_until   '' or a deadline (ms): with no work, the slot parks until
                         a task it may take comes, or this deadline passes
+  ARGV[16] request      the idempotent request (include/request.lua): a claim
+                        sent again answers the same task, and claims no other
 
   Returns  { kind, id, record, floor, next due, resume, sequence back }
            kind 'broadcast' (nothing written), 'task' (claimed), 'none', or
@@ -34,6 +36,7 @@
   Errors   none
 ]]
 --- @include "task"
+--- @include "request"
 --- @include "has"
 --- @include "roots"
 --- @include "index"
@@ -41,7 +44,10 @@
 --- @include "search"
 
 local request = search_request(1)
+local kept = replayed(request.request)
+if kept ~= nil then return { replay_claim(kept, request) } end
 local ctx = new_context(request.now)
 local reply = { search(request, ctx) }
 finish(ctx)
+if reply[1] == 'task' then remember(request.request, request.now, ctx.claimed) end
 return reply

@@ -23,6 +23,7 @@
 --                     'f' filling the filter's pool, 'p<member>' in its pool
 -- request.slot        the worker runtime's slot that searches ('': none)
 -- request.park_until  '' or a deadline (ms): park the slot when there is no work
+-- request.request     the idempotent request (include/request.lua)
 --
 -- Returns kind ('broadcast', 'task', 'none' or 'more'), id, record (stored
 -- form), floor (as a string), next due ms ('' unless 'none'), resume ('more':
@@ -378,6 +379,7 @@ local function search(request, ctx)
   claimed.core[LABEL_WORKER] = worker
   claimed.core[LABEL_EXPIRY] = request.expiry
   claimed.core[LABEL_TOKEN] = string.format('%d', redis.call('INCR', K['claims']))
+  ctx.claimed = picked_id .. ':' .. claimed.core[LABEL_TOKEN]
   ctx.expiry_ms = request.expiry_ms
   local record = encode_stored(claimed)
   redis.call('HSET', K['tasks'], picked_id, record)
@@ -406,7 +408,7 @@ local function read_filters(request, texts, ids)
 end
 
 -- SEARCH_ARGUMENTS: how many arguments search_request reads
-local SEARCH_ARGUMENTS = 15
+local SEARCH_ARGUMENTS = 16
 
 -- search_request reads a search's arguments from ARGV[first] on (their order
 -- is in search.lua's header). Numbers stay strings until a phase needs them:
@@ -429,7 +431,22 @@ local function search_request(first)
     resume = ARGV[first + 11],
     slot = ARGV[first + 13],
     park_until = ARGV[first + 14],
+    request = ARGV[first + 15],
   }
   read_filters(request, ARGV[first + 4], ARGV[first + 12])
   return request
+end
+
+-- replay_claim answers a search request again whose first answer was a claim
+-- (`<id>:<token>`, kept by include/request.lua): the same task while the claim
+-- holds, else no work; nothing is written either way
+local function replay_claim(kept, request)
+  local floors = request.floor .. ':' .. request.base
+  local id, token = string.match(kept, '^(.*):(%d+)$')
+  local record = redis.call('HGET', K['tasks'], id)
+  local task = record and decode_stored(id, record)
+  if task ~= nil and owner_of(task) == request.worker and label_set(task.core, LABEL_TOKEN) == token then
+    return 'task', id, record, floors, '', '', ''
+  end
+  return 'none', '', '', floors, '', '', ''
 end
