@@ -8,6 +8,7 @@ export { schedule } from './schedule/index.js';
 export { Engine } from './engine/engine.js';
 export type { EngineOptions } from './engine/options.js';
 export type { DoctorReport, DoctorCheck, DoctorCheckName, DoctorStatus } from './engine/doctor.js';
+export type { RepairReport } from './engine/repair.js';
 export { Worker } from './worker/worker.js';
 export type { Handler, EnsureContext } from './worker/handler.js';
 export type { WorkerOptions } from './worker/options.js';

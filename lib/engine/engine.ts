@@ -9,6 +9,7 @@ import { expireTasks } from './expire.js';
 import { extendTask } from './extend.js';
 import { bindContext } from './handle.js';
 import { resolveEngineOptions, type EngineOptions } from './options.js';
+import { repairQueue, type RepairReport } from './repair.js';
 import { existsTask, listTasks } from './scan.js';
 import { searchTask } from './search.js';
 import { tickTemplates } from './ticker.js';
@@ -83,6 +84,17 @@ export class Engine {
    */
   doctor(): Promise<DoctorReport> {
     return runDoctor(this.context);
+  }
+
+  /**
+   * repair rebuilds the queue's indexes from its records, a batch at a time:
+   * for indexes something else left out of step with the records, and to move
+   * a queue of an older layout version to this one (which every other call
+   * refuses with QueueLayoutError). A task not indexed again yet is invisible
+   * to search, expire and ticker while it runs.
+   */
+  repair(): Promise<RepairReport> {
+    return repairQueue(this.context);
   }
 
   /** keyfmt returns the queue's key prefix in Redis, `rescue.io:{<queue>}`. */

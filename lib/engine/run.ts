@@ -15,9 +15,29 @@ export function run(
   name: ScriptName,
   args: (string | number)[],
 ): Promise<unknown> {
-  const script = () => runScript(context.connection.client, scripts[name], context.keys, args);
   const layout = checkLayout(context);
-  const call = layout === undefined ? script() : layout.then(script);
+  return layout === undefined
+    ? runUnchecked(context, name, args)
+    : whilePending(
+        context,
+        layout.then(() => runScript(context.connection.client, scripts[name], context.keys, args)),
+      );
+}
+
+/** runUnchecked runs a script without the layout check (repair, which writes the layout). */
+export function runUnchecked(
+  context: EngineContext,
+  name: ScriptName,
+  args: (string | number)[],
+): Promise<unknown> {
+  return whilePending(
+    context,
+    runScript(context.connection.client, scripts[name], context.keys, args),
+  );
+}
+
+/** whilePending lets close() reject a call on a connection the engine opened. */
+function whilePending(context: EngineContext, call: Promise<unknown>): Promise<unknown> {
   if (!context.connection.owned) return call;
   return new Promise((resolve, reject) => {
     context.pending.add(reject);

@@ -1,0 +1,25 @@
+--[[ repair-start: the first step of rebuilding a queue's indexes from its
+  records (engine.repair, lib/engine/repair.ts): every index goes (UNLINK
+  frees them off the main thread), and the queue takes this engine's layout.
+  The next steps (repair-read, repair-write) index every record anew.
+
+  Kept: the records (tasks), the counters (sequence, claims), the kept
+  answers of idempotent writes (requests, requests-sweep), the filters the
+  queue knows (filters, filter-seen; their pools go and are made anew), and
+  the sweep cursor. spec/engine/repair.spec.ts checks that this list and the
+  one below name every key of lib/engine/keys.ts.
+
+  KEYS     every key of the queue
+  ARGV[1]  layout   the layout version the engine writes
+
+  Returns  1
+  Errors   none
+]]
+redis.call('UNLINK', K['ready'], K['ready-cron'], K['ready-uni'], K['targets'], K['waiting'], K['promoted'],
+  K['due'], K['leases'], K['owners'], K['owner-order'], K['holders'], K['broadcast'], K['halted'],
+  K['retention'], K['templates'], K['ticker-check'], K['children'], K['gates'], K['gate-templates'],
+  K['watched'], K['meta-tasks'], K['roots'], K['root-leaves'], K['root-anchors'], K['wild-roots'],
+  K['witnesses'], K['obsolete-groups'], K['root-jobs'], K['filter-pools'], K['ready-filtered'],
+  K['parked'], K['parked-slots'], K['parked-workers'])
+redis.call('SET', K['layout'], ARGV[1])
+return 1

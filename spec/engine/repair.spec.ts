@@ -1,0 +1,37 @@
+import { readFileSync } from 'node:fs';
+import { keyNames } from '../../lib/engine/keys.js';
+
+// engine.repair drops every index and keeps the records, counters and a few
+// registries; repair-start.lua names what it drops. A key added to keys.ts
+// must be on one list or the other.
+
+const kept = [
+  'tasks',
+  'sequence',
+  'claims',
+  'layout',
+  'requests',
+  'requests-sweep',
+  'sweep',
+  'filters',
+  'filter-seen',
+  'signal',
+];
+
+describe('repair-start.lua', () => {
+  const source = readFileSync(
+    new URL('../../lib/engine/lua/repair-start.lua', import.meta.url),
+    'utf8',
+  );
+  const dropped = [...source.matchAll(/K\['([a-z-]+)'\]/g)]
+    .map((match) => match[1] ?? '')
+    .filter((name) => name !== 'layout');
+
+  it('drops every key of the queue that is not kept', () => {
+    expect([...dropped, ...kept].sort()).toEqual([...keyNames].sort());
+  });
+
+  it('keeps no key it drops', () => {
+    expect(dropped.filter((name) => kept.includes(name))).toEqual([]);
+  });
+});
