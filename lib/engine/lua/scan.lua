@@ -1,7 +1,9 @@
 #!lua flags=no-writes
 --[[ scan: the tasks matching a query, for exists and lister (semantics 3.4,
-  3.5). Reads up to `budget` records from an HSCAN cursor; a queue that fits
-  in one budget is read as one consistent snapshot.
+  3.5). A query that names one object id exactly (core) reads that record; one
+  that names a template's id exactly (root) reads its children. Otherwise it
+  reads up to `budget` records (and at most 4 MiB of them) from an HSCAN
+  cursor; a queue that fits in one step is read as one consistent snapshot.
 
   KEYS     every key of the queue
   ARGV[1]  query       JSON of the query
@@ -21,21 +23,54 @@ local cursor = ARGV[2]
 local budget = tonumber(ARGV[3])
 local first = ARGV[4] == '1'
 local found = { '0' }
-local read = 0
+
+local function consider(id, json)
+  local task = json and decode_scanned(id, json) or nil
+  if task ~= nil and matches(task, query) then
+    found[#found + 1] = id
+    found[#found + 1] = json
+    return first
+  end
+  return false
+end
+
+-- a query that names one object id exactly reads that record alone; one that
+-- names an emitted child's template, that template's children
+local function exact_id(labels)
+  local id = labels ~= nil and labels[LABEL_OBJECT] or nil
+  if id ~= nil and id ~= '*' then return id end
+  return nil
+end
+local by_id = exact_id(query.core)
+if by_id ~= nil then
+  consider(by_id, redis.call('HGET', K['tasks'], by_id))
+  return found
+end
+local template_id = exact_id(query.root)
+if template_id ~= nil then
+  local members = redis.call('ZRANGEBYLEX', K['children'], '[' .. template_id, '[' .. template_id .. '\255')
+  for _, member in ipairs(members) do
+    if #member == #template_id + 26 and string.sub(member, 1, #template_id) == template_id then
+      local child_id = string.sub(member, -26)
+      if consider(child_id, redis.call('HGET', K['tasks'], child_id)) then return found end
+    end
+  end
+  return found
+end
+
+-- otherwise a bounded step of a scan of the records: `budget` records or
+-- BYTES_MOST bytes of them, whichever comes first
+local BYTES_MOST = 4194304
+local read, bytes = 0, 0
 repeat
   local reply = redis.call('HSCAN', K['tasks'], cursor, 'COUNT', 200)
   cursor = reply[1]
   local entries = reply[2]
   for index = 1, #entries, 2 do
-    local id, json = entries[index], entries[index + 1]
-    local task = decode_scanned(id, json)
-    if task ~= nil and matches(task, query) then
-      found[#found + 1] = id
-      found[#found + 1] = json
-      if first then return found end
-    end
+    bytes = bytes + #entries[index + 1]
+    if consider(entries[index], entries[index + 1]) then return found end
   end
   read = read + #entries / 2
-until cursor == '0' or read >= budget
+until cursor == '0' or read >= budget or bytes >= BYTES_MOST
 found[1] = cursor
 return found

@@ -73,7 +73,7 @@ local function find_broadcast(request)
   local function consider(id)
     if best_id ~= nil and not bytes_less(id, best_id) then return false end
     local json = redis.call('HGET', K['tasks'], id)
-    local task = json and decode_stored(id, json)
+    local task = json and decode_stored(id, json) or nil
     if task == nil or not matches_any(task, request.filters) then return false end
     best_id, best_json = id, json
     return true
@@ -444,7 +444,7 @@ local function replay_claim(kept, request)
   local floors = request.floor .. ':' .. request.base
   local id, token = string.match(kept, '^(.*):(%d+)$')
   local record = redis.call('HGET', K['tasks'], id)
-  local task = record and decode_stored(id, record)
+  local task = record and decode_stored(id, record) or nil
   if task ~= nil and owner_of(task) == request.worker and label_set(task.core, LABEL_TOKEN) == token then
     return 'task', id, record, floors, '', '', ''
   end

@@ -1,0 +1,57 @@
+import { Label } from '../lib/task/label.js';
+import type { Task } from '../lib/task/task.js';
+import { countingClient } from './harness/counting.js';
+import { useQueue, type TestQueue } from './harness/queue.js';
+
+// exists and lister read the queue in steps of at most 5,000 records (and
+// 4 MiB); a query that names one object id reads that record, and one that
+// names a template's id reads its children.
+
+const queue = useQueue('2023-10-20T00:00:00Z');
+
+async function createMany(q: TestQueue, count: number): Promise<Task[]> {
+  const producer = q.engine('producer');
+  const created: Task[] = [];
+  for (let start = 0; start < count; start += 500) {
+    created.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(500, count - start) }, (_, offset) =>
+          producer.create({ meta: { n: String(start + offset) } }),
+        ),
+      )),
+    );
+  }
+  return created;
+}
+
+describe('exists and lister', () => {
+  it('read one record for a query that names an object id, however big the queue', async () => {
+    const q = queue();
+    const created = await createMany(q, 6_000);
+    const id = created[4_321]?.core?.[Label.Object] ?? '';
+    const counting = countingClient();
+    try {
+      const eon = q.engine('eon', { redis: counting.client });
+      expect(await eon.exists({ core: { [Label.Object]: id } })).toBe(true);
+      expect(await eon.exists({ core: { [Label.Object]: id }, meta: { n: '1' } })).toBe(false);
+      expect(counting.scripts('scan')).toBe(2);
+      // without an id: two steps of at most 5,000 records
+      expect(await eon.exists({ meta: { n: 'none' } })).toBe(false);
+      expect(counting.scripts('scan')).toBeGreaterThanOrEqual(4);
+    } finally {
+      await counting.client.quit();
+    }
+  });
+
+  it('read a template’s children for a query that names its id as their root', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const template = await eon.create({ cron: { [Label.Every]: 'minute' }, meta: { k: 't' } });
+    await createMany(q, 100);
+    q.clock.set('2023-10-20T00:01:00.5Z');
+    await eon.ticker();
+    const root = { [Label.Object]: template.core?.[Label.Object] ?? '' };
+    expect(await eon.exists({ root })).toBe(true);
+    expect(await eon.exists({ root, meta: { k: 'other' } })).toBe(false);
+  });
+});
