@@ -1,3 +1,4 @@
+import { defaultLeaseMarginMs } from '../engine/options.js';
 import { describe, reason } from '../task/describe.js';
 
 /** WorkerOptions configures a Worker; every option has a default. */
@@ -145,16 +146,13 @@ function readOptions(options: unknown): WorkerOptions {
   return read;
 }
 
-/** The default lease margin: a tenth of the expiry, at most a second (engine ms). */
-const leaseMarginMostMs = 1_000;
-
 /**
  * leaseMarginMs is the lease margin a worker uses with an engine of that
  * expiry: the option, or the default. A RangeError when it is not less than
  * half the expiry: each lease would be renewed at once, or never start.
  */
 export function leaseMarginMs(options: ResolvedWorkerOptions, expiryMs: number): number {
-  const marginMs = options.leaseMargin ?? Math.min(leaseMarginMostMs, Math.floor(expiryMs / 10));
+  const marginMs = options.leaseMargin ?? defaultLeaseMarginMs(expiryMs);
   if (marginMs >= expiryMs / 2) {
     throw new RangeError(
       `Worker option "leaseMargin" must be less than half the engine's expiry (${expiryMs} ms); got ${marginMs}`,
