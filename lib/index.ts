@@ -9,6 +9,8 @@ export { Engine } from './engine/engine.js';
 export type { EngineOptions } from './engine/options.js';
 export type { DoctorReport, DoctorCheck, DoctorCheckName, DoctorStatus } from './engine/doctor.js';
 export type { RepairReport } from './engine/repair.js';
+export type { QueueStats, OwnerCount } from './engine/stats.js';
+export type { TaskPage, TaskPageOptions, TaskState } from './engine/page.js';
 export { Worker } from './worker/worker.js';
 export type { Handler, EnsureContext } from './worker/handler.js';
 export type { WorkerOptions } from './worker/options.js';

@@ -1,5 +1,6 @@
 import * as api from '../lib/index.js';
 import * as testing from '../lib/testing/index.js';
+import type { OwnerCount, QueueStats, TaskPage, TaskPageOptions, TaskState } from '../lib/index.js';
 
 describe('the public entry', () => {
   it('exports exactly the names of spec/api.md that exist so far', () => {
@@ -32,6 +33,18 @@ describe('the public entry', () => {
         'schedule',
       ].sort(),
     );
+  });
+
+  it('exports the types of stats() and tasks() (checked by the compiler)', () => {
+    const owner: OwnerCount = { worker: 'w', tasks: 1 };
+    const state: TaskState = 'claimable';
+    const options: TaskPageOptions = { state, limit: 1 };
+    const page: TaskPage = { tasks: [], cursor: undefined };
+    const counts: Pick<QueueStats, 'owners' | 'oldestClaimable'> = {
+      owners: [owner],
+      oldestClaimable: undefined,
+    };
+    expect([options.state, page.tasks, counts.owners]).toEqual(['claimable', [], [owner]]);
   });
 
   it('exports the embedded Redis launcher from rescue-engine/testing', () => {

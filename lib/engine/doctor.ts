@@ -331,6 +331,7 @@ export function doctorProbes(keys: QueueKeys): [string, ...string[]][] {
     ['ZRANGEBYLEX', keys.ready, '-', '+'],
     ['ZRANGEBYSCORE', keys.leases, '-inf', '+inf'],
     ['ZSCORE', keys.leases, 'id'],
+    ['ZRANK', keys.leases, 'id'],
     ['ZMSCORE', keys.broadcast, 'id'],
     ['ZCARD', keys.ready],
     ['ZCOUNT', keys.leases, '-inf', '+inf'],
