@@ -33,6 +33,8 @@ describe('engine.stats()', () => {
       oldestClaimable: undefined,
       ownerCount: 0,
       owners: [],
+      workers: 0,
+      unmatched: { checked: 0, count: 0, ids: [] },
     });
   });
 

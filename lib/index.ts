@@ -10,6 +10,7 @@ export type { EngineOptions } from './engine/options.js';
 export type { DoctorReport, DoctorCheck, DoctorCheckName, DoctorStatus } from './engine/doctor.js';
 export type { RepairReport } from './engine/repair.js';
 export type { QueueStats, OwnerCount } from './engine/stats.js';
+export type { WorkerPresence } from './engine/presence.js';
 export type { TaskPage, TaskPageOptions, TaskState } from './engine/page.js';
 export { Worker } from './worker/worker.js';
 export type { Handler, EnsureContext } from './worker/handler.js';

@@ -1,6 +1,13 @@
 import * as api from '../lib/index.js';
 import * as testing from '../lib/testing/index.js';
-import type { OwnerCount, QueueStats, TaskPage, TaskPageOptions, TaskState } from '../lib/index.js';
+import type {
+  OwnerCount,
+  QueueStats,
+  TaskPage,
+  TaskPageOptions,
+  TaskState,
+  WorkerPresence,
+} from '../lib/index.js';
 
 describe('the public entry', () => {
   it('exports exactly the names of spec/api.md that exist so far', () => {
@@ -35,7 +42,7 @@ describe('the public entry', () => {
     );
   });
 
-  it('exports the types of stats() and tasks() (checked by the compiler)', () => {
+  it('exports the types of stats(), tasks() and workers() (checked by the compiler)', () => {
     const owner: OwnerCount = { worker: 'w', tasks: 1 };
     const state: TaskState = 'claimable';
     const options: TaskPageOptions = { state, limit: 1 };
@@ -44,7 +51,13 @@ describe('the public entry', () => {
       owners: [owner],
       oldestClaimable: undefined,
     };
-    expect([options.state, page.tasks, counts.owners]).toEqual(['claimable', [], [owner]]);
+    const presence: Pick<WorkerPresence, 'worker' | 'handlers'> = { worker: 'w', handlers: [null] };
+    expect([options.state, page.tasks, counts.owners, presence.handlers]).toEqual([
+      'claimable',
+      [],
+      [owner],
+      [null],
+    ]);
   });
 
   it('exports the embedded Redis launcher from rescue-engine/testing', () => {

@@ -354,6 +354,16 @@ export function doctorProbes(keys: QueueKeys): [string, ...string[]][] {
     ['SUBSCRIBE', keys.signal],
     ['PUBLISH', keys.progress, '{}'],
     ['SET', lock, 'token', 'PX', '1000'],
+    // the worker's presence (engine.workers())
+    ['SET', keys.worker('worker'), '{}', 'PX', '1000'],
+    ['ZADD', keys.workers, '0', 'worker'],
+    ['ZRANGE', keys.workers, '0', '0'],
+    ['ZREVRANGE', keys.workers, '0', '0'],
+    ['MGET', keys.worker('worker')],
+    ['ZREM', keys.workers, 'worker'],
+    ['DEL', keys.worker('worker')],
+    ['MULTI'],
+    ['EXEC'],
     ['EVALSHA', scripts.search.sha, '1', lock, 'token', '1000'],
   ];
 }

@@ -14,6 +14,7 @@ import { repairQueue, type RepairReport } from './repair.js';
 import { existsTask, listTasks } from './scan.js';
 import { searchTask } from './search.js';
 import { queueStats, type QueueStats } from './stats.js';
+import { listWorkers, type WorkerPresence } from './presence.js';
 import { tickTemplates } from './ticker.js';
 
 /**
@@ -66,6 +67,15 @@ export class Engine {
    */
   stats(): Promise<QueueStats> {
     return queueStats(this.context);
+  }
+
+  /**
+   * workers lists the queue's live workers: each running Worker keeps its
+   * presence (id, host, pid, concurrency, handlers' labels, tasks running)
+   * with a heartbeat; one that died drops out once its presence's TTL ran out.
+   */
+  workers(): Promise<WorkerPresence[]> {
+    return listWorkers(this.context);
   }
 
   /**

@@ -1,11 +1,16 @@
 import { creationTime } from '../task/object-id.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
+import { listWorkers, type WorkerPresence } from './presence.js';
 import { run } from './run.js';
 
 /** How many owners stats() names at most (about: a small `owners` hash is read whole). */
 export const statsOwnerSample = 100;
 /** How many target workers of unicast tasks stats() looks at for the oldest claimable task. */
 export const statsTargetSample = 64;
+/** How many claimable tasks stats() checks against the live workers' handlers at most. */
+export const statsUnmatchedSample = 256;
+/** How many ids of unmatched tasks stats() names at most. */
+export const statsUnmatchedIds = 10;
 
 /** OwnerCount is a worker and how many tasks it owns. */
 export interface OwnerCount {
@@ -48,6 +53,24 @@ export interface QueueStats {
   readonly ownerCount: number;
   /** Workers that own tasks, most tasks first: all of them when few, else about statsOwnerSample. */
   readonly owners: readonly OwnerCount[];
+  /** Live workers: running Workers whose presence has not run out (`engine.workers()`). */
+  readonly workers: number;
+  /**
+   * Claimable tasks nobody can take: no live worker's handler labels match
+   * them (a unicast task: not its target worker's, or that worker is not
+   * live). Only the oldest claimable tasks are checked, statsUnmatchedSample
+   * at most (a quarter of them unicast), and by labels only: a worker that
+   * has a handler without labels takes any task, and a handler's `filter`
+   * function is not known outside its process.
+   */
+  readonly unmatched: {
+    /** claimable tasks checked */
+    readonly checked: number;
+    /** of those, how many no live worker matches */
+    readonly count: number;
+    /** the first statsUnmatchedIds of them, oldest first */
+    readonly ids: readonly string[];
+  };
 }
 
 interface StatsReply {
@@ -63,15 +86,25 @@ interface StatsReply {
   oldest: string | false;
   owner_count: number;
   owners: string[] | Record<string, never>;
+  checked: number;
+  unmatched: string[] | Record<string, never>;
 }
 
 /** queueStats reads the queue's counts in one read-only script (stats.lua). */
 export async function queueStats(context: EngineContext): Promise<QueueStats> {
   assertOpen(context, 'stats');
+  const workers = await listWorkers(context);
   const at = readClock(context.clock);
   const reply = JSON.parse(
-    (await run(context, 'stats', [at.getTime(), statsOwnerSample, statsTargetSample])) as string,
+    (await run(context, 'stats', [
+      at.getTime(),
+      statsOwnerSample,
+      statsTargetSample,
+      JSON.stringify(workers.map(searchesOf)),
+      statsUnmatchedSample,
+    ])) as string,
   ) as StatsReply;
+  const unmatched = Array.isArray(reply.unmatched) ? reply.unmatched : [];
   return {
     at,
     tasks: reply.tasks,
@@ -86,6 +119,22 @@ export async function queueStats(context: EngineContext): Promise<QueueStats> {
     oldestClaimable: oldestOf(reply.oldest, at),
     ownerCount: reply.owner_count,
     owners: ownersOf(reply.owners),
+    workers: workers.length,
+    unmatched: {
+      checked: reply.checked,
+      count: unmatched.length,
+      ids: unmatched.slice(0, statsUnmatchedIds),
+    },
+  };
+}
+
+/** searchesOf: what a live worker searches with, as stats.lua reads it. */
+function searchesOf(presence: WorkerPresence): { w: string; a: boolean; f: string[] } {
+  const handlers = Array.isArray(presence.handlers) ? presence.handlers : [];
+  return {
+    w: presence.worker,
+    a: handlers.some((labels) => labels === null),
+    f: handlers.filter((labels) => labels !== null).map((labels) => JSON.stringify(labels)),
   };
 }
 
