@@ -338,6 +338,7 @@ export function doctorProbes(keys: QueueKeys): [string, ...string[]][] {
     ['ZRANGEBYLEX', keys.ready, '-', '+'],
     ['ZRANGEBYSCORE', keys.leases, '-inf', '+inf'],
     ['ZSCORE', keys.leases, 'id'],
+    ['ZRANK', keys.leases, 'id'],
     ['ZMSCORE', keys.broadcast, 'id'],
     ['ZCARD', keys.ready],
     ['ZCOUNT', keys.leases, '-inf', '+inf'],
@@ -360,6 +361,16 @@ export function doctorProbes(keys: QueueKeys): [string, ...string[]][] {
     ['SUBSCRIBE', keys.signal],
     ['PUBLISH', keys.progress, '{}'],
     ['SET', lock, 'token', 'PX', '1000'],
+    // the worker's presence (engine.workers())
+    ['SET', keys.worker('worker'), '{}', 'PX', '1000'],
+    ['ZADD', keys.workers, '0', 'worker'],
+    ['ZRANGE', keys.workers, '0', '0'],
+    ['ZREVRANGE', keys.workers, '0', '0'],
+    ['MGET', keys.worker('worker')],
+    ['ZREM', keys.workers, 'worker'],
+    ['DEL', keys.worker('worker')],
+    ['MULTI'],
+    ['EXEC'],
     ['EVALSHA', scripts.search.sha, '1', lock, 'token', '1000'],
   ];
 }

@@ -59,6 +59,17 @@ export interface WorkerOptions {
    * @defaultValue 1
    */
   timeScale?: number;
+  /**
+   * ms between heartbeats of the worker's presence (`engine.workers()`).
+   * @defaultValue 5 000
+   */
+  heartbeatInterval?: number;
+  /**
+   * ms the worker's presence lasts without a heartbeat: a worker that died is
+   * listed that long at most. Must be more than `heartbeatInterval`.
+   * @defaultValue 15 000
+   */
+  presenceTtl?: number;
 }
 
 /** workerDefaults holds the default of each option. */
@@ -72,6 +83,8 @@ export const workerDefaults = {
   leaseMargin: undefined,
   background: true,
   timeScale: 1,
+  heartbeatInterval: 5_000,
+  presenceTtl: 15_000,
 } as const;
 
 export interface ResolvedWorkerOptions {
@@ -85,6 +98,8 @@ export interface ResolvedWorkerOptions {
   readonly leaseMargin: number | undefined;
   readonly background: boolean;
   readonly timeScale: number;
+  readonly heartbeatInterval: number;
+  readonly presenceTtl: number;
 }
 
 /** The most tasks one worker ensures at once: a slot is a loop with its own claims and timers. */
@@ -102,8 +117,19 @@ const maxTimerMs = 2 ** 31 - 1;
 export function resolveWorkerOptions(options?: WorkerOptions | null): ResolvedWorkerOptions {
   const resolved = { ...workerDefaults, ...readOptions(options) };
   integerOption('concurrency', resolved.concurrency, 1, maxConcurrency);
-  for (const name of ['expireInterval', 'tickerInterval', 'pollInterval'] as const) {
+  for (const name of [
+    'expireInterval',
+    'tickerInterval',
+    'pollInterval',
+    'heartbeatInterval',
+    'presenceTtl',
+  ] as const) {
     integerOption(name, resolved[name], 1, maxTimerMs);
+  }
+  if (resolved.presenceTtl <= resolved.heartbeatInterval) {
+    throw new RangeError(
+      `Worker option "presenceTtl" must be more than "heartbeatInterval" (${resolved.heartbeatInterval} ms); got ${resolved.presenceTtl}`,
+    );
   }
   if (resolved.stopTimeout !== undefined)
     integerOption('stopTimeout', resolved.stopTimeout, 0, maxTimerMs);
