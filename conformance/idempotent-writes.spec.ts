@@ -109,3 +109,38 @@ describe('a write whose reply was lost', () => {
     await etw.delete(claimed!); // the claim is still current
   });
 });
+
+describe('a write whose call failed for want of a connection', () => {
+  it('create: is sent again with the same request, stores one task and answers with it', async () => {
+    const q = queue();
+    const { port } = new URL(proxy.url);
+    // ioredis fails a command at once when its connection drops: the engine sends it again
+    const eon = q.engine('eon', {
+      redis: { host: '127.0.0.1', port: Number(port), maxRetriesPerRequest: 0 },
+    });
+    await eon.create({ meta: { k: 'warm-up' } });
+    proxy.dropNextReply();
+    const created = await eon.create({ meta: { k: 'once' } });
+    expect(proxy.dropped).toBe(1);
+    const stored = await q.engine('aux').lister({ meta: { k: 'once' } });
+    expect(stored.map((task) => task.core?.[Label.Object])).toEqual([created.core?.[Label.Object]]);
+  });
+
+  it('search: answers with the claim it made, so nobody owns a task without knowing', async () => {
+    const q = queue();
+    const { port } = new URL(proxy.url);
+    const eon = q.engine('eon', {
+      redis: { host: '127.0.0.1', port: Number(port), maxRetriesPerRequest: 0 },
+    });
+    await eon.create({ meta: { k: 'a' } });
+    await eon.create({ meta: { k: 'b' } });
+    await eon.exists(everything); // connected, layout read
+    proxy.dropNextReply();
+    const claimed = await eon.search();
+    expect(proxy.dropped).toBe(1);
+    const owned = (await q.engine('aux').lister(everything)).filter(
+      (task) => task.core?.[Label.Worker] !== undefined,
+    );
+    expect(owned.map((task) => task.core?.[Label.Object])).toEqual([claimed?.core?.[Label.Object]]);
+  });
+});
