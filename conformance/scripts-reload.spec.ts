@@ -6,6 +6,7 @@ import type { Task } from '../lib/task/task.js';
 import { startRedisServer } from '../lib/testing/redis-server.js';
 import { fakeClock } from '../spec/helpers/clock.js';
 import { useQueue } from './harness/queue.js';
+import { engineClient } from './harness/redis.js';
 
 describe('scripts', () => {
   const queue = useQueue();
@@ -137,7 +138,7 @@ describe('scripts', () => {
   });
 
   it('run on a client the caller passed in, which stays open after close', async () => {
-    const client = new Redis(process.env['REDIS_URL'] ?? '');
+    const client = engineClient();
     try {
       const eon = queue().engine('eon', { redis: client });
       await eon.create({ meta: { k: 'v' } });

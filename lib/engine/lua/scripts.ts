@@ -21,6 +21,7 @@ const scriptFiles = {
   scan: 'scan',
   tickerDue: 'ticker-due',
   ticker: 'ticker',
+  aclCheck: 'acl-check',
 } as const;
 
 function loadAll(sharded: boolean): Record<keyof typeof scriptFiles, LoadedScript> {
