@@ -6,7 +6,7 @@ import type { Task } from '../lib/task/task.js';
 import { startRedisServer } from '../lib/testing/redis-server.js';
 import { fakeClock } from '../spec/helpers/clock.js';
 import { useQueue } from './harness/queue.js';
-import { engineClient } from './harness/redis.js';
+import { adminClient, engineClient, primaries } from './harness/redis.js';
 
 describe('scripts', () => {
   const queue = useQueue();
@@ -142,7 +142,12 @@ describe('scripts', () => {
     try {
       const eon = queue().engine('eon', { redis: client });
       await eon.create({ meta: { k: 'v' } });
-      await client.script('FLUSH');
+      const admin = adminClient(); // SCRIPT FLUSH is no engine command (ACL mode)
+      try {
+        for (const node of primaries(admin)) await node.script('FLUSH');
+      } finally {
+        await admin.quit();
+      }
       expect(await eon.search()).toBeDefined();
       await eon.close();
       expect(await client.ping()).toBe('PONG');

@@ -8,12 +8,17 @@
 /** @type {Record<'cluster' | 'acl', Record<string, string>>} */
 export const excluded = {
   cluster: {
+    'cluster-failover.spec.ts': 'starts a Redis Cluster of its own: runs in the default mode',
+    'tls.spec.ts': 'starts a TLS redis-server of its own: runs in the default mode',
     'engine-options.spec.ts':
       'connection options of one server: REDIS_URL and redis:// defaults, a logical database (SELECT is refused on a cluster), listen() of a URL',
     'idempotent-writes.spec.ts':
       'a TCP proxy in front of one server drops replies; a Cluster client learns the real node addresses from CLUSTER SLOTS and goes around it',
   },
-  acl: {},
+  acl: {
+    'cluster-failover.spec.ts': 'starts a Redis Cluster of its own: runs in the default mode',
+    'tls.spec.ts': 'starts a TLS redis-server of its own: runs in the default mode',
+  },
 };
 
 /** harnessMode is the mode the environment asks for. */

@@ -8,7 +8,7 @@ const run = promisify(execFile);
 /** RedisCluster is a local Redis Cluster this module started: its nodes and how to stop them. */
 export interface RedisCluster {
   /** Every node, primaries first, as `{ host, port }` (what ioredis `Cluster` takes). */
-  readonly nodes: readonly { host: string; port: number }[];
+  readonly nodes: { host: string; port: number }[];
   /** The servers, in the order of `nodes`. */
   readonly servers: readonly RedisServer[];
   /** Stops every node this module started, by pid. */
@@ -22,7 +22,8 @@ export interface StartRedisClusterOptions {
   replicas?: number;
   /**
    * `cluster-node-timeout` in ms: how long a node may be unreachable before a
-   * replica takes over; default 2 000 (Redis's own default is 15 000).
+   * replica takes over; default 5 000 (Redis's own default is 15 000). Much
+   * shorter, and a busy machine sees failovers nobody asked for.
    */
   nodeTimeoutMs?: number;
   /** More configuration for every node, as for startRedisServer. */
@@ -49,7 +50,7 @@ export async function startRedisCluster(
   const config = {
     'cluster-enabled': 'yes',
     'cluster-config-file': 'nodes.conf',
-    'cluster-node-timeout': String(options.nodeTimeoutMs ?? 2_000),
+    'cluster-node-timeout': String(options.nodeTimeoutMs ?? 5_000),
     ...options.config,
   };
   const servers: RedisServer[] = [];
@@ -69,7 +70,7 @@ export async function startRedisCluster(
       String(replicas),
       '--cluster-yes',
     ]);
-    await waitForCluster(servers, options.readyTimeoutMs ?? 30_000);
+    await waitForCluster(servers, replicas, options.readyTimeoutMs ?? 30_000);
   } catch (error) {
     await stop();
     throw error;
@@ -82,13 +83,19 @@ export async function startRedisCluster(
 }
 
 /** waitForCluster polls every node until the cluster is whole, or throws after timeoutMs. */
-async function waitForCluster(servers: readonly RedisServer[], timeoutMs: number): Promise<void> {
+async function waitForCluster(
+  servers: readonly RedisServer[],
+  replicas: number,
+  timeoutMs: number,
+): Promise<void> {
   const clients = servers.map((server) => new Redis(server.url, { lazyConnect: true }));
   const deadline = performance.now() + timeoutMs;
   let last = '';
   try {
     for (;;) {
-      const states = await Promise.all(clients.map((client) => nodeState(client, servers.length)));
+      const states = await Promise.all(
+        clients.map((client) => nodeState(client, servers.length, replicas)),
+      );
       const waiting = states.filter((state) => state !== 'ok');
       if (waiting.length === 0) return;
       last = waiting.join('; ');
@@ -102,13 +109,21 @@ async function waitForCluster(servers: readonly RedisServer[], timeoutMs: number
   }
 }
 
-/** nodeState says 'ok' when a node sees the whole cluster and, as a replica, has synced. */
-async function nodeState(client: Redis, nodes: number): Promise<string> {
+/**
+ * nodeState says 'ok' when a node sees the whole cluster, knows the replicas
+ * of every slot range (gossip spreads them a little after the slots), and, as
+ * a replica, has synced.
+ */
+async function nodeState(client: Redis, nodes: number, replicas: number): Promise<string> {
   const info = fields(String(await client.call('CLUSTER', 'INFO')));
   const port = client.options.port;
   if (info.get('cluster_state') !== 'ok') return `${port}: ${info.get('cluster_state')}`;
   if (info.get('cluster_known_nodes') !== String(nodes)) {
     return `${port}: knows ${info.get('cluster_known_nodes')} of ${nodes} nodes`;
+  }
+  const ranges = (await client.call('CLUSTER', 'SLOTS')) as unknown[][];
+  if (ranges.some((range) => range.length < 3 + replicas)) {
+    return `${port}: does not list every replica yet`;
   }
   const replication = fields(await client.info('replication'));
   if (replication.get('role') === 'slave' && replication.get('master_link_status') !== 'up') {

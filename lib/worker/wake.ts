@@ -49,11 +49,17 @@ export class WakeUp {
   async start(): Promise<void> {
     const { client, sharded } = this.connection;
     // On a cluster: a Cluster of its own with one sharded subscriber per
-    // primary, which follows the queue's slot when it moves (failover,
-    // resharding) and subscribes again there.
+    // primary. When the queue's slot moves to another node (a failover,
+    // resharding), the node that lost it ends the subscription
+    // (SUNSUBSCRIBE); ioredis reports that as an error of the subscriber's
+    // node, and a fresh slot map makes it subscribe on the new owner. The
+    // map is also read again every second, in case that report never comes.
     const subscriber: RedisClient = isClusterClient(client)
-      ? client.duplicate([], { shardedSubscribers: true })
+      ? client.duplicate([], { shardedSubscribers: true, slotsRefreshInterval: 1_000 })
       : client.duplicate();
+    if (isClusterClient(subscriber)) {
+      subscriber.on('nodeError', () => subscriber.refreshSlotsCache());
+    }
     subscriber.on('error', this.onError);
     // Messages sent while the subscription was down are lost: after every
     // (re)connection, and on a cluster after the subscribers were set up
