@@ -3,7 +3,7 @@ import { Engine } from '../lib/engine/engine.js';
 import type { Task } from '../lib/task/task.js';
 import { startRedisCluster, type RedisCluster } from '../lib/testing/redis-cluster.js';
 import { Worker } from '../lib/worker/worker.js';
-import { until } from './harness/worker.js';
+import { resolved, until } from './harness/worker.js';
 
 // A Worker on a Redis Cluster of 3 primaries and 3 replicas goes on working
 // when the replica of the primary holding its queue's slot takes over
@@ -14,7 +14,7 @@ describe('a Worker on a Redis Cluster, through a primary failover', () => {
     cluster = await startRedisCluster({ primaries: 3, replicas: 1, nodeTimeoutMs: 5_000 });
   }, 60_000);
   afterAll(async () => {
-    await cluster?.stop();
+    await cluster.stop();
   });
 
   /** slotPrimary returns the port and id of the primary serving the slot of a key. */
@@ -67,9 +67,7 @@ describe('a Worker on a Redis Cluster, through a primary failover', () => {
       [
         {
           filter: () => true,
-          ensure: async (task: Task) => {
-            ensured.add(task.meta?.['n'] ?? '');
-          },
+          ensure: (task: Task) => resolved(ensured.add(task.meta?.['n'] ?? '')),
         },
       ],
       { concurrency: 2, pollInterval: 60_000, expireInterval: 1_000, tickerInterval: 1_000 },

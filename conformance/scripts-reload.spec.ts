@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import { Engine } from '../lib/engine/engine.js';
 import { deleteThenSearch, releaseTask, filterList } from '../lib/engine/runtime.js';
 import { Label } from '../lib/task/label.js';

@@ -7,7 +7,7 @@ import { Label } from '../lib/task/label.js';
 import { startRedisServer, type RedisServer } from '../lib/testing/redis-server.js';
 import { Worker } from '../lib/worker/worker.js';
 import { unusedPort } from './harness/ports.js';
-import { until } from './harness/worker.js';
+import { resolved, until } from './harness/worker.js';
 
 // TLS: a throwaway CA and a server certificate made by openssl, a
 // redis-server that speaks only TLS, and the engine reaching it by rediss://
@@ -47,8 +47,8 @@ describe('the engine over TLS', () => {
   }, 30_000);
 
   afterAll(async () => {
-    await server?.stop();
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('creates, searches and deletes with the CA given as ioredis tls options', async () => {
@@ -78,7 +78,7 @@ describe('the engine over TLS', () => {
     const ensured: string[] = [];
     const worker = new Worker(
       engine,
-      [{ filter: () => true, ensure: async (task) => void ensured.push(task.meta?.['n'] ?? '') }],
+      [{ filter: () => true, ensure: (task) => resolved(ensured.push(task.meta?.['n'] ?? '')) }],
       { pollInterval: 60_000 },
     );
     try {
@@ -120,7 +120,8 @@ describe('the engine over TLS', () => {
     const trusting = { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, 'ca.crt') };
     expect(roundTrip(url, trusting)).toEqual({ same: true, left: false });
     // without the CA the certificate is refused: nothing goes over an untrusted connection
-    const { NODE_EXTRA_CA_CERTS: _, ...plain } = process.env;
+    const plain = { ...process.env };
+    delete plain['NODE_EXTRA_CA_CERTS'];
     expect(() => roundTrip(url, plain)).toThrow(/no answer|certificate/);
   });
 });

@@ -113,14 +113,22 @@ export async function subscribeQueue(
       if (from === channel) onMessage(message);
     });
     await subscriber.subscribe(channel);
-    return { stop: async () => void (await subscriber.quit()) };
+    return {
+      stop: async () => {
+        await subscriber.quit();
+      },
+    };
   }
   const subscriber = new Cluster(nodes, { shardedSubscribers: true });
   subscriber.on('smessage', (from: string, message: string) => {
     if (from === channel) onMessage(message);
   });
   await subscriber.ssubscribe(channel);
-  return { stop: async () => void (await subscriber.quit()) };
+  return {
+    stop: async () => {
+      await subscriber.quit();
+    },
+  };
 }
 
 /** publishQueue publishes on a queue's channel as the engine does (SPUBLISH in cluster mode). */
