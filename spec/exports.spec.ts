@@ -63,7 +63,7 @@ describe('the public entry', () => {
     ]);
   });
 
-  it('exports the embedded Redis launcher from rescue-engine/testing', () => {
-    expect(Object.keys(testing)).toEqual(['startRedisServer']);
+  it('exports the embedded Redis and Redis Cluster launchers from rescue-engine/testing', () => {
+    expect(Object.keys(testing).sort()).toEqual(['startRedisCluster', 'startRedisServer']);
   });
 });

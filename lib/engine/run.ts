@@ -1,6 +1,6 @@
 import type { EngineContext } from './context.js';
 import { checkLayout } from './layout.js';
-import { runScript, scripts, type ScriptName } from './lua/scripts.js';
+import { runScript, scriptsFor, type ScriptName } from './lua/scripts.js';
 
 /**
  * run runs one of the engine's scripts on the context's queue, once the
@@ -20,7 +20,9 @@ export function run(
     ? runUnchecked(context, name, args)
     : whilePending(
         context,
-        layout.then(() => runScript(context.connection.client, scripts[name], context.keys, args)),
+        layout.then(() =>
+          runScript(context.connection.client, scriptOf(context, name), context.keys, args),
+        ),
       );
 }
 
@@ -32,8 +34,13 @@ export function runUnchecked(
 ): Promise<unknown> {
   return whilePending(
     context,
-    runScript(context.connection.client, scripts[name], context.keys, args),
+    runScript(context.connection.client, scriptOf(context, name), context.keys, args),
   );
+}
+
+/** scriptOf picks the script of the connection's kind (SPUBLISH on a cluster). */
+function scriptOf(context: EngineContext, name: ScriptName) {
+  return scriptsFor(context.connection.sharded)[name];
 }
 
 /** whilePending lets close() reject a call on a connection the engine opened. */

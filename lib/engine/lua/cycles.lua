@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ cycles: reset the circuit breaker of a task (semantics 3.8): remove its
   worker, expiry and cycles labels. No ownership check.
 

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ release: give back a task the caller owns without working on it, so that
   another worker can claim it at once (the worker runtime does this with a
   task none of its handlers accepts). Unlike a revocation it counts no cycle.
