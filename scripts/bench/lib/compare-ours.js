@@ -1,14 +1,16 @@
 // The rescue-engine side of the comparison: one handle per queue with the
 // same shape as compare-theirs.js, so every scenario is written once.
 import { Engine, Worker } from '../../../dist/index.js';
+import { engineRedis } from './cluster-target.js';
 import { inParallel } from './setup.js';
 import { rescueWakeup } from './wakeup.js';
 
 const noop = () => Promise.resolve();
 
 /**
- * ours returns the rescue-engine adapter. `dropQueue` (from startBench) deletes
- * a queue's keys; a child process that only works passes none.
+ * ours returns the rescue-engine adapter. `url` is a Redis URL or a cluster
+ * target (cluster-target.js). `dropQueue` (from startBench) deletes a queue's
+ * keys; a child process that only works passes none.
  */
 export function ours({ url, dropQueue }) {
   return {
@@ -19,7 +21,12 @@ export function ours({ url, dropQueue }) {
 }
 
 function openQueue(url, queue, dropQueue) {
-  const engine = new Engine({ redis: url, queue, worker: `bench-${process.pid}` });
+  const { redis, release } = engineRedis(url);
+  const engine = new Engine({ redis, queue, worker: `bench-${process.pid}` });
+  const close = async () => {
+    await engine.close();
+    await release();
+  };
   const create = (index) => engine.create({ meta: { n: String(index) } });
   return {
     /** addEach awaits each create before the next. */
@@ -36,10 +43,10 @@ function openQueue(url, queue, dropQueue) {
         await engine.delete(task);
       }
     },
-    close: () => engine.close(),
+    close,
     async drop() {
       await dropQueue(engine.keyfmt());
-      await engine.close();
+      await close();
     },
   };
 }

@@ -8,16 +8,22 @@ const exitTimeoutMs = 30_000;
 
 /**
  * processInChildren returns ms from the first child's worker start to the
- * last of `count` completions across `processes` children, then stops them.
+ * last of `count` completions across the children, then stops them: one child
+ * per name in `queues`, or `processes` children on `queue`. `url` is a Redis
+ * URL or a cluster target (cluster-target.js). The optional `beforeStart` and
+ * `afterDone` run right before the children are told to start and right after
+ * the last completion (to read counters around the work alone).
  */
-export async function processInChildren(kind, { url, queue, processes, concurrency, count }) {
-  const children = Array.from({ length: processes }, () =>
-    spawnChild([kind, url, queue, String(concurrency)]),
-  );
+export async function processInChildren(kind, options) {
+  const { url, concurrency, count, beforeStart, afterDone } = options;
+  const queues = options.queues ?? Array.from({ length: options.processes }, () => options.queue);
+  const children = queues.map((queue) => spawnChild([kind, url, queue, String(concurrency)]));
   try {
     await Promise.all(children.map((child) => child.ready));
+    await beforeStart?.();
     for (const child of children) child.process.send('start');
     await allCompleted(children, count);
+    await afterDone?.();
     const start = Math.min(...children.map((child) => child.state.startedAt));
     const end = Math.max(...children.map((child) => child.state.lastAt));
     return end - start;
