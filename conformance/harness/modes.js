@@ -9,6 +9,7 @@
 export const excluded = {
   cluster: {
     'cluster-failover.spec.ts': 'starts a Redis Cluster of its own: runs in the default mode',
+    'worker-cluster-exit.spec.ts': 'starts a Redis Cluster of its own: runs in the default mode',
     'tls.spec.ts': 'starts a TLS redis-server of its own: runs in the default mode',
     'engine-options.spec.ts':
       'connection options of one server: REDIS_URL and redis:// defaults, a logical database (SELECT is refused on a cluster), listen() of a URL',
@@ -17,6 +18,7 @@ export const excluded = {
   },
   acl: {
     'cluster-failover.spec.ts': 'starts a Redis Cluster of its own: runs in the default mode',
+    'worker-cluster-exit.spec.ts': 'starts a Redis Cluster of its own: runs in the default mode',
     'tls.spec.ts': 'starts a TLS redis-server of its own: runs in the default mode',
   },
 };

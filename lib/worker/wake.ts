@@ -6,6 +6,9 @@ import {
   type RedisClient,
 } from '../engine/connection.js';
 
+/** How often a cluster subscriber re-reads the slot map, in ms. */
+const slotsRefreshMs = 1_000;
+
 /**
  * WakeUp tells idle slots of a worker that there may be work. A slot that
  * finds no work parks in the queue (the search that found nothing parked it,
@@ -23,6 +26,8 @@ export class WakeUp {
   private dueTimer: NodeJS.Timeout | undefined;
   private dueAtMs: number | undefined;
   private subscriber: RedisClient | undefined;
+  /** re-reads a cluster subscriber's slot map (see start) */
+  private slotsTimer: NodeJS.Timeout | undefined;
   private closed = false;
   /** called with the engine-time instant of a template tick announced on the channel */
   onTick: ((tickMs: number) => void) | undefined;
@@ -53,12 +58,18 @@ export class WakeUp {
     // resharding), the node that lost it ends the subscription
     // (SUNSUBSCRIBE); ioredis reports that as an error of the subscriber's
     // node, and a fresh slot map makes it subscribe on the new owner. The
-    // map is also read again every second, in case that report never comes.
+    // map is also read again every second, in case that report never comes:
+    // by a timer of our own that stop() clears. ioredis's
+    // `slotsRefreshInterval` (turned off here, also when the engine's client
+    // has it) re-arms its timer when quit() falls during one of its
+    // refreshes, and the process never exits (ioredis 5.11).
     const subscriber: RedisClient = isClusterClient(client)
-      ? client.duplicate([], { shardedSubscribers: true, slotsRefreshInterval: 1_000 })
+      ? client.duplicate([], { shardedSubscribers: true, slotsRefreshInterval: 0 })
       : client.duplicate();
     if (isClusterClient(subscriber)) {
       subscriber.on('nodeError', () => subscriber.refreshSlotsCache());
+      this.slotsTimer = setInterval(() => subscriber.refreshSlotsCache(), slotsRefreshMs);
+      this.slotsTimer.unref();
     }
     subscriber.on('error', this.onError);
     // Messages sent while the subscription was down are lost: after every
@@ -146,6 +157,7 @@ export class WakeUp {
     this.closed = true;
     for (const resolve of this.pauses) resolve();
     clearTimeout(this.dueTimer);
+    clearInterval(this.slotsTimer);
     this.notify();
     const subscriber = this.subscriber;
     this.subscriber = undefined;
