@@ -43,7 +43,7 @@ progress(`${command}: starting a 3-primary cluster and a single redis-server`);
 const cluster = await startRedisCluster({ primaries: 3 });
 const server = await startRedisServer({ env: {} });
 const admin = new Cluster(cluster.nodes);
-const load = loadavg()[0];
+const loadAtStart = loadavg()[0];
 try {
   const { setups, close } = await clusterSetups({ cluster, server, admin, queues });
   const results = await alternate(
@@ -59,6 +59,7 @@ try {
   );
   await close();
   const version = /redis_version:(\S+)/.exec(await admin.info('server'))?.[1] ?? 'unknown';
+  const load = [loadAtStart, loadavg()[0]];
   const body = section({ setups, results, facts: machineFacts(version), load });
   console.log(`\n${body}\n`);
   writeSection(new URL('../../docs/benchmarks.md', import.meta.url).pathname, 'cluster', body);
@@ -77,16 +78,16 @@ function section({ setups, results, facts, load }) {
     const ofRuns = results[index];
     const medianAt = (pick) => summary(ofRuns.map(pick)).median;
     const shares = ofRuns[0].shares.map((_, rank) => medianAt((result) => result.shares[rank]));
+    const perTask = (name) => number(medianAt((result) => result[name]));
     return [
       setup.label,
       number(rates[index].median),
       range(rates[index]),
       `${number(rates[index].median / reference.median, 2)} ×`,
       shares.map((share) => number(share * 100)).join(' / '),
-      number(
-        medianAt((result) => result.redisUsPerTask),
-        1,
-      ),
+      perTask('redisUsPerTask'),
+      perTask('workerUsPerTask'),
+      perTask('machineUsPerTask'),
       number(
         medianAt((result) => result.cores),
         2,
@@ -99,7 +100,8 @@ function section({ setups, results, facts, load }) {
     `Measured ${facts.date} with \`${command}\` (\`npm run bench:cluster\`) on ${facts.machine}; ` +
       `Node ${facts.node}, Redis ${facts.redis}; a local 3-primary cluster without replicas ` +
       '(`startRedisCluster`) and a single redis-server, all without persistence, with the ' +
-      `worker processes on the same machine (1-minute load average ${number(load, 1)} at the start).`,
+      'worker processes on the same machine, which other work shared (1-minute load average ' +
+      `${number(load[0], 1)} at the start, ${number(load[1], 1)} at the end).`,
     '',
     `${queues} queues of ${number(tasks)} tasks each, created up front (1,000 in flight per queue), ` +
       `then one worker process per queue (\`Worker\`, concurrency ${concurrency}, a no-op handler) ` +
@@ -107,11 +109,11 @@ function section({ setups, results, facts, load }) {
       'completion. "on 3 primaries": queue names picked so that their hash tags (`CLUSTER KEYSLOT`) ' +
       'fall in the slots of 3 different primaries; "on 1 primary": names whose slots one primary ' +
       'serves (another primary each run), through the same Cluster client; "1 server": a plain ' +
-      'redis-server and a plain client. Redis CPU: `used_cpu_user` + `used_cpu_sys` of each ' +
-      'primary over the work, as a share of one core, busiest first, and per task over all ' +
-      'primaries; machine busy: cores in use over the work (`/proc/stat`, every process, ' +
-      `the benchmark's and anybody else's). ${medianOf(runs, 'per setup')}, min–max; the ratio ` +
-      'compares each median with "on 1 primary".',
+      "redis-server and a plain client. CPU over the work: each primary's `used_cpu_user` + " +
+      '`used_cpu_sys` as a share of one core (busiest first); per task, Redis (all primaries), ' +
+      'the worker processes (`process.cpuUsage`) and the whole machine (`/proc/stat`: every ' +
+      "process, the benchmark's and anybody else's); and how many of the cores were busy. " +
+      `${medianOf(runs, 'per setup')}, min–max; the ratio compares each median with "on 1 primary".`,
     '',
     table(
       [
@@ -121,7 +123,9 @@ function section({ setups, results, facts, load }) {
         'vs 1 primary',
         'Redis CPU per primary, % of a core',
         'Redis µs/task',
-        'machine busy, cores',
+        'workers µs/task',
+        'machine µs/task',
+        'busy cores',
       ],
       rows,
     ),

@@ -10,8 +10,9 @@ import { processInChildren } from './compare-processes.js';
 
 /**
  * clusterRun returns tasks/s over all queues, each server's CPU as a share of
- * one core (busiest first), Redis CPU µs per task (all servers), and how
- * many of the machine's cores were busy.
+ * one core (busiest first), CPU µs per task of Redis (all servers), of the
+ * worker processes and of the whole machine, and how many of the machine's
+ * cores were busy.
  */
 export async function clusterRun(setup, { run, tasks, concurrency }) {
   const names = await setup.names(run);
@@ -31,7 +32,7 @@ export async function clusterRun(setup, { run, tasks, concurrency }) {
         around.ticks = machineTicks();
         around.at = performance.now();
       },
-      async afterDone() {
+      async afterDone(children) {
         const seconds = (performance.now() - around.at) / 1000;
         const ticks = machineTicks();
         const cpu = await Promise.all(setup.cpuClients.map(redisCpuSeconds));
@@ -39,12 +40,17 @@ export async function clusterRun(setup, { run, tasks, concurrency }) {
         around.shares = used.map((value) => value / seconds).sort((a, b) => b - a);
         around.redisUsPerTask = (used.reduce((sum, value) => sum + value, 0) / count) * 1e6;
         around.cores = busyCores(around.ticks, ticks);
+        const workerCpu = children.reduce((sum, child) => sum + child.cpu - child.startedCpu, 0);
+        around.workerUsPerTask = workerCpu / count;
+        around.machineUsPerTask = (around.cores * seconds * 1e6) / count;
       },
     });
     return {
       rate: count / (ms / 1000),
       shares: around.shares,
       redisUsPerTask: around.redisUsPerTask,
+      workerUsPerTask: around.workerUsPerTask,
+      machineUsPerTask: around.machineUsPerTask,
       cores: around.cores,
     };
   } finally {

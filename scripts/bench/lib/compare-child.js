@@ -25,8 +25,13 @@ const worker = await handle.worker({
 });
 
 // Reports are batched on a timer: a message per completion would cost more
-// than the work. The parent only needs the time of the last completion.
-const report = () => process.send?.({ type: 'progress', done, lastAt });
+// than the work. The parent only needs the time of the last completion, and
+// the process's CPU time so far (µs, user + system) for costs per task.
+const cpu = () => {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+};
+const report = () => process.send?.({ type: 'progress', done, lastAt, cpu: cpu() });
 let timer;
 
 let stopping = false;
@@ -40,8 +45,9 @@ process.send?.({ type: 'ready' });
 
 async function start() {
   const startedAt = now();
+  const startedCpu = cpu();
   await worker.start();
-  process.send?.({ type: 'started', startedAt });
+  process.send?.({ type: 'started', startedAt, startedCpu });
   timer = setInterval(report, reportEveryMs);
 }
 

@@ -12,7 +12,8 @@ const exitTimeoutMs = 30_000;
  * per name in `queues`, or `processes` children on `queue`. `url` is a Redis
  * URL or a cluster target (cluster-target.js). The optional `beforeStart` and
  * `afterDone` run right before the children are told to start and right after
- * the last completion (to read counters around the work alone).
+ * the last completion (to read counters around the work alone); `afterDone`
+ * gets each child's last report: `{ done, startedCpu, cpu }` (CPU in µs).
  */
 export async function processInChildren(kind, options) {
   const { url, concurrency, count, beforeStart, afterDone } = options;
@@ -23,7 +24,7 @@ export async function processInChildren(kind, options) {
     await beforeStart?.();
     for (const child of children) child.process.send('start');
     await allCompleted(children, count);
-    await afterDone?.();
+    await afterDone?.(children.map((child) => child.state));
     const start = Math.min(...children.map((child) => child.state.startedAt));
     const end = Math.max(...children.map((child) => child.state.lastAt));
     return end - start;
@@ -38,7 +39,7 @@ function spawnChild(args) {
   const state = { done: 0, lastAt: 0, startedAt: Infinity, listeners: new Set() };
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.on('message', (message) => {
-    if (message.type === 'started') state.startedAt = message.startedAt;
+    if (message.type === 'started') Object.assign(state, message);
     if (message.type === 'progress') Object.assign(state, message);
     for (const listener of state.listeners) listener();
   });
