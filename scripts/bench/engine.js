@@ -2,15 +2,29 @@
 // The engine's own benchmark (npm run bench): claim-and-delete throughput as
 // the queue grows to 1M tasks, create throughput, Redis memory per queued task,
 // and the cost of ticker and expire when few of many templates / leases are
-// due. Prints a table per scenario and writes them to docs/benchmarks.md.
+// due, wake-up latency, and the adversarial depth table (lib/adversarial.js).
+// Prints a table per scenario and writes them to docs/benchmarks.md.
 //
-// Usage: node scripts/bench/engine.js [--quick]   (--quick stops at 100k tasks)
+// Usage: node scripts/bench/engine.js [--quick] [--adversarial]
+//   --quick        stops at 100k tasks
+//   --adversarial  only the adversarial depth table (printed, not written)
+//   --row=<text>   only the adversarial rows whose name contains the text (then
+//                  nothing is written)
+//   --depths=<n,n> the depths the adversarial table compares (default 1k and 1M,
+//                  1k and 100k with --quick)
+//   --rounds=<n>   alternating rounds per depth of each adversarial row (default 2,
+//                  1 with --quick)
 import { Engine, Label } from '../../dist/index.js';
+import { adversarialSection } from './lib/adversarial.js';
+import { rows as adversarialRows } from './lib/adversarial-rows.js';
 import { inParallel, rate, startBench, timed } from './lib/setup.js';
 import { number, table, writeSection } from './lib/report.js';
 import { rescueWakeup } from './lib/wakeup.js';
 
 const quick = process.argv.includes('--quick');
+const only = process.argv.includes('--adversarial');
+const option = (name) =>
+  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 const depths = quick ? [1_000, 10_000, 100_000] : [1_000, 10_000, 100_000, 1_000_000];
 const bench = await startBench();
 const { redis } = bench;
@@ -49,7 +63,7 @@ const sections = [];
 // 1. Claim-and-delete throughput by queue depth. Each round fills a fresh
 // queue to the depth and claims half of it (at most 5,000); small depths get
 // more rounds so every figure rests on about 10,000 claims; the median counts.
-{
+if (!only) {
   const warm = engine();
   await fill(warm, 5_000);
   await claimAndDelete(warm, 5_000, 10);
@@ -98,7 +112,7 @@ const sections = [];
 }
 
 // 2. Create throughput.
-{
+if (!only) {
   const target = engine();
   const count = 5_000;
   const single = await rate(count, () =>
@@ -123,7 +137,7 @@ const sections = [];
 }
 
 // 3. Memory per queued task.
-{
+if (!only) {
   const target = engine();
   const count = 100_000;
   const before = await bench.usedMemory();
@@ -160,7 +174,7 @@ const sections = [];
 }
 
 // 4. Ticker and expire cost: few due among many.
-{
+if (!only) {
   const rows = [];
   for (const templates of [100, 10_000]) {
     let now = new Date('2023-10-20T00:00:30Z');
@@ -207,7 +221,7 @@ const sections = [];
 }
 
 // 5. Wake-up latency of an idle worker.
-{
+if (!only) {
   const count = quick ? 300 : 1_000;
   const figures = await rescueWakeup(bench.server.url, { count });
   sections.push(
@@ -230,6 +244,17 @@ const sections = [];
   console.log('wake-up done');
 }
 
+// 6. Adversarial depth: 1k against 1M (100k with --quick).
+{
+  const depths =
+    option('depths')?.split(',').map(Number) ?? (quick ? [1_000, 100_000] : [1_000, 1_000_000]);
+  const rounds = Number(option('rounds') ?? (quick ? 1 : 2));
+  const row = option('row');
+  const rows = adversarialRows.filter((entry) => row === undefined || entry.name.includes(row));
+  sections.push(await adversarialSection(bench, { depths, rounds, rows }));
+}
+console.log('adversarial depth done');
+
 const command = `node scripts/bench/engine.js${quick ? ' --quick' : ''}`;
 const body = [
   '## Engine benchmark',
@@ -239,6 +264,7 @@ const body = [
   '',
   ...sections.flatMap((section) => [section, '']),
 ].join('\n');
-writeSection(new URL('../../docs/benchmarks.md', import.meta.url).pathname, 'engine', body);
+if (!only && option('row') === undefined)
+  writeSection(new URL('../../docs/benchmarks.md', import.meta.url).pathname, 'engine', body);
 console.log(`\n${body}`);
 await bench.stop();

@@ -32,6 +32,25 @@ export async function startBench() {
         cursor = next;
       } while (cursor !== '0');
     },
+    /**
+     * cloneQueue copies every key of one queue to another queue's names (COPY):
+     * a deep queue filled once serves several measurements as if each had
+     * filled its own.
+     */
+    async cloneQueue(fromPrefix, toPrefix) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(
+          cursor,
+          'MATCH',
+          `${fromPrefix.replace(/[?*[\]\\]/g, '\\$&')}:*`,
+          'COUNT',
+          1000,
+        );
+        for (const key of keys) await redis.copy(key, toPrefix + key.slice(fromPrefix.length));
+        cursor = next;
+      } while (cursor !== '0');
+    },
     async stop() {
       await redis.quit();
       await server.stop();
