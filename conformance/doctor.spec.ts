@@ -56,11 +56,13 @@ describe('engine.doctor() on the harness Redis', () => {
     const clock = check(await engine.doctor(), 'clock');
     expect(clock.status).toBe('fail');
     expect(clock.message).toMatch(
-      /^the engine clock is \d+ ms behind Redis TIME \(lease 30000 ms\)/,
+      /^the engine clock is \d+ ms behind Redis TIME \(engines may be 1000 ms apart: lease margin 1000 ms \+ clockSkew 0 ms\)/,
     );
 
+    // 3 s off, with engines allowed 9 s apart (1 s margin + 8 s clockSkew): a warning
     const skewed = queue().engine('two', {
       expiry: 30_000,
+      clockSkew: 8_000,
       clock: () => new Date(systemClock().getTime() + 3_000),
     });
     const skew = check(await skewed.doctor(), 'clock');

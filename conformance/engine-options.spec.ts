@@ -73,6 +73,10 @@ describe('engine options: the constructor', () => {
     ['a zero cleanup', { cleanup: 0 }],
     ['a negative cleanup', { cleanup: -1000 }],
     ['a fractional cleanup', { cleanup: 0.5 }],
+    ['a negative clockSkew', { clockSkew: -1 }],
+    ['a fractional clockSkew', { clockSkew: 0.5 }],
+    ['a clockSkew beyond 2^31 - 1 ms', { clockSkew: 2 ** 31 }],
+    ['a clockSkew that is a string', { clockSkew: '10' as unknown as number }],
   ];
 
   it.each(invalid)('throws a TypeError for %s, without needing Redis', async (_name, options) => {

@@ -43,6 +43,23 @@ describe('expire: revocation', () => {
     expect(await storedCore(eon, id)).toEqual({ [Label.Object]: id, [Label.Cycles]: '1' });
   });
 
+  it('waits clockSkew past the lease end before it revokes: a lease ending at :03.5 goes at :05.5 with clockSkew 2000', async () => {
+    const q = queue();
+    const owner = q.engine('eon', { expiry: 500 });
+    // the engine that runs expire allows for clocks 2 s apart
+    const expirer = q.engine('etw', { expiry: 500, clockSkew: 2_000 });
+    const task = await owner.create({ meta: { k: 'foo' } });
+    const id = idOf(task);
+    q.clock.set('2023-10-20T00:00:03Z');
+    const claimed = await owner.search();
+    q.clock.set('2023-10-20T00:00:05.499Z');
+    await expirer.expire();
+    expect(await storedCore(owner, id)).toEqual(claimed?.core);
+    q.clock.set('2023-10-20T00:00:05.5Z');
+    await expirer.expire();
+    expect(await storedCore(owner, id)).toEqual({ [Label.Object]: id, [Label.Cycles]: '1' });
+  });
+
   it('makes the revoked task searchable by another worker, with its cycles counted', async () => {
     const q = queue();
     const eon = q.engine('eon');

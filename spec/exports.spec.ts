@@ -1,5 +1,13 @@
 import * as api from '../lib/index.js';
 import * as testing from '../lib/testing/index.js';
+import type {
+  OwnerCount,
+  QueueStats,
+  TaskPage,
+  TaskPageOptions,
+  TaskState,
+  WorkerPresence,
+} from '../lib/index.js';
 
 describe('the public entry', () => {
   it('exports exactly the names of spec/api.md that exist so far', () => {
@@ -32,6 +40,24 @@ describe('the public entry', () => {
         'schedule',
       ].sort(),
     );
+  });
+
+  it('exports the types of stats(), tasks() and workers() (checked by the compiler)', () => {
+    const owner: OwnerCount = { worker: 'w', tasks: 1 };
+    const state: TaskState = 'claimable';
+    const options: TaskPageOptions = { state, limit: 1 };
+    const page: TaskPage = { tasks: [], cursor: undefined };
+    const counts: Pick<QueueStats, 'owners' | 'oldestClaimable'> = {
+      owners: [owner],
+      oldestClaimable: undefined,
+    };
+    const presence: Pick<WorkerPresence, 'worker' | 'handlers'> = { worker: 'w', handlers: [null] };
+    expect([options.state, page.tasks, counts.owners, presence.handlers]).toEqual([
+      'claimable',
+      [],
+      [owner],
+      [null],
+    ]);
   });
 
   it('exports the embedded Redis launcher from rescue-engine/testing', () => {

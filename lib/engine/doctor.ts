@@ -1,3 +1,4 @@
+import { defaultLeaseMarginMs } from './options.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import type { QueueKeys } from './keys.js';
 import { layoutVersion } from './keys.js';
@@ -230,30 +231,36 @@ async function clockSkew(context: EngineContext): Promise<DoctorCheck> {
     return { name: 'clock', status: 'warn', message: 'unknown: TIME is not allowed' };
   const [seconds = '0', micros = '0'] = time.map(String);
   const serverMs = Number(seconds) * 1000 + Number(micros) / 1000;
-  return judgeClock((before + after) / 2 - serverMs, context.options.expiry);
+  return judgeClock(
+    (before + after) / 2 - serverMs,
+    context.options.expiry,
+    context.options.clockSkew,
+  );
 }
 
 /**
  * judgeClock rates the engine clock's offset from Redis's TIME. Every engine
  * of a queue stamps its scripts with its own clock, so what matters is how
  * far engines are apart; Redis's clock is the reference all of them can be
- * compared with. Two engines each off by a quarter of the lease, in opposite
- * directions, differ by half of it: what the worker's renewal at half the
- * lease tolerates, so beyond that is a failure; a twentieth of the lease
- * (1.5 s with the default 30 s) already deserves a look at NTP.
+ * compared with. Two engines may be as far apart as the default lease margin
+ * (a worker stops its handler that long before its lease end) plus the
+ * engine's `clockSkew` (expire waits that long past a lease end) before one
+ * revokes a lease the other still works under: each engine may be off by half
+ * of that, and by a quarter deserves a look at NTP.
  */
-export function judgeClock(skewMs: number, expiryMs: number): DoctorCheck {
+export function judgeClock(offsetMs: number, expiryMs: number, clockSkewMs = 0): DoctorCheck {
   const name = 'clock';
-  const size = Math.abs(Math.round(skewMs));
-  const side = skewMs >= 0 ? 'ahead of' : 'behind';
-  const text = `the engine clock is ${size} ms ${side} Redis TIME (lease ${expiryMs} ms)`;
-  if (size > expiryMs / 4)
+  const size = Math.abs(Math.round(offsetMs));
+  const side = offsetMs >= 0 ? 'ahead of' : 'behind';
+  const toleranceMs = defaultLeaseMarginMs(expiryMs) + clockSkewMs;
+  const text = `the engine clock is ${size} ms ${side} Redis TIME (engines may be ${toleranceMs} ms apart: lease margin ${defaultLeaseMarginMs(expiryMs)} ms + clockSkew ${clockSkewMs} ms)`;
+  if (size > toleranceMs / 2)
     return {
       name,
       status: 'fail',
-      message: `${text}: engines this far apart revoke leases their owners still hold; sync clocks (NTP)`,
+      message: `${text}: engines this far apart revoke leases their owners still hold; sync clocks (NTP) or raise clockSkew`,
     };
-  if (size > expiryMs / 20)
+  if (size > toleranceMs / 4)
     return { name, status: 'warn', message: `${text}: keep engines' clocks in sync (NTP)` };
   return { name, status: 'ok', message: text };
 }
@@ -331,6 +338,7 @@ export function doctorProbes(keys: QueueKeys): [string, ...string[]][] {
     ['ZRANGEBYLEX', keys.ready, '-', '+'],
     ['ZRANGEBYSCORE', keys.leases, '-inf', '+inf'],
     ['ZSCORE', keys.leases, 'id'],
+    ['ZRANK', keys.leases, 'id'],
     ['ZMSCORE', keys.broadcast, 'id'],
     ['ZCARD', keys.ready],
     ['ZCOUNT', keys.leases, '-inf', '+inf'],
@@ -353,6 +361,16 @@ export function doctorProbes(keys: QueueKeys): [string, ...string[]][] {
     ['SUBSCRIBE', keys.signal],
     ['PUBLISH', keys.progress, '{}'],
     ['SET', lock, 'token', 'PX', '1000'],
+    // the worker's presence (engine.workers())
+    ['SET', keys.worker('worker'), '{}', 'PX', '1000'],
+    ['ZADD', keys.workers, '0', 'worker'],
+    ['ZRANGE', keys.workers, '0', '0'],
+    ['ZREVRANGE', keys.workers, '0', '0'],
+    ['MGET', keys.worker('worker')],
+    ['ZREM', keys.workers, 'worker'],
+    ['DEL', keys.worker('worker')],
+    ['MULTI'],
+    ['EXEC'],
     ['EVALSHA', scripts.search.sha, '1', lock, 'token', '1000'],
   ];
 }

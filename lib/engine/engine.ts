@@ -9,9 +9,12 @@ import { expireTasks } from './expire.js';
 import { extendTask } from './extend.js';
 import { bindContext } from './handle.js';
 import { resolveEngineOptions, type EngineOptions } from './options.js';
+import { listPage, type TaskPage, type TaskPageOptions } from './page.js';
 import { repairQueue, type RepairReport } from './repair.js';
 import { existsTask, listTasks } from './scan.js';
 import { searchTask } from './search.js';
+import { queueStats, type QueueStats } from './stats.js';
+import { listWorkers, type WorkerPresence } from './presence.js';
 import { tickTemplates } from './ticker.js';
 
 /**
@@ -55,6 +58,33 @@ export class Engine {
   /** lister returns every task matching the query, oldest first, exactly as stored. */
   lister(query: Task): Promise<Task[]> {
     return listTasks(this.context, query);
+  }
+
+  /**
+   * stats counts the queue's tasks by state (claimable, owned, waiting, halted,
+   * templates, broadcast), the age of the oldest claimable task and the owners'
+   * counts, from the queue's indexes in O(log N): never by reading the tasks.
+   */
+  stats(): Promise<QueueStats> {
+    return queueStats(this.context);
+  }
+
+  /**
+   * workers lists the queue's live workers: each running Worker keeps its
+   * presence (id, host, pid, concurrency, handlers' labels, tasks running)
+   * with a heartbeat; one that died drops out once its presence's TTL ran out.
+   */
+  workers(): Promise<WorkerPresence[]> {
+    return listWorkers(this.context);
+  }
+
+  /**
+   * tasks lists one page of the tasks in a state (default every task), that
+   * match a query when one is given; pass the page's `cursor` back for the
+   * next one. Each call reads a bounded part of the state's index.
+   */
+  tasks(options?: TaskPageOptions): Promise<TaskPage> {
+    return listPage(this.context, options);
   }
 
   /** expire deletes tasks past retention and revokes ended leases. */

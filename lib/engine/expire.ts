@@ -8,7 +8,9 @@ const sweepCount = 50;
 
 /**
  * expireTasks deletes tasks past retention and revokes ended leases
- * (semantics 3.6), in batches of atomic steps that share one `now`.
+ * (semantics 3.6), in batches of atomic steps that share one `now`. A lease
+ * counts as ended once it ended `clockSkew` ms before `now`: the owner's
+ * clock may be that far behind this engine's.
  */
 export async function expireTasks(context: EngineContext): Promise<void> {
   assertOpen(context, 'expire');
@@ -21,6 +23,7 @@ export async function expireTasks(context: EngineContext): Promise<void> {
       cutoff,
       expireBatch,
       sweep,
+      now - context.options.clockSkew,
     ])) as number[];
     sweep = 0;
     if (more !== 1) return;

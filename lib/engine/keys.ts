@@ -19,6 +19,8 @@ export function queueKeys(queue: string): QueueKeys {
     ...keys,
     all: keyNames.map(key),
     progress: `${prefix}:progress`,
+    workers: `${prefix}:workers`,
+    worker: (worker: string) => `${prefix}:worker:${worker}`,
     expireLock: `${prefix}:lock:expire`,
     tickerLock: `${prefix}:lock:ticker`,
   };
@@ -83,6 +85,10 @@ export type QueueKeys = Record<KeyName, string> & {
   all: string[];
   /** Pub/sub channel on which workers publish their handlers' progress (not a key). */
   progress: string;
+  /** zset: worker id -> its last heartbeat (engine ms), the index of the presence keys. */
+  workers: string;
+  /** The presence key of a running Worker: its description, with a TTL its heartbeat renews. */
+  worker: (worker: string) => string;
   /** Redlock leases: which worker runs expire, and ticker, this interval. */
   expireLock: string;
   tickerLock: string;

@@ -42,6 +42,15 @@ export interface EngineOptions {
    * @defaultValue the system clock (`systemClock` of lib/clock.ts)
    */
   clock?: () => Date;
+  /**
+   * How far apart the clocks of the queue's engines may be, in ms: `expire`
+   * revokes a lease only once it ended this long ago by its own clock, so an
+   * engine whose clock runs ahead does not take a task from an owner whose
+   * clock runs behind while that owner still works on it. A non-negative
+   * integer, at most 2,147,483,647.
+   * @defaultValue 0
+   */
+  clockSkew?: number;
 }
 
 /** engineDefaults holds the default of each option that has a constant one. */
@@ -49,6 +58,7 @@ export const engineDefaults = {
   queue: 'default',
   expiry: 30_000,
   cleanup: 7 * 24 * 60 * 60 * 1000,
+  clockSkew: 0,
   redisUrl: 'redis://127.0.0.1:6379',
 } as const;
 
@@ -60,6 +70,7 @@ export interface ResolvedEngineOptions {
   readonly expiry: number;
   readonly cleanup: number;
   readonly clock: Clock;
+  readonly clockSkew: number;
 }
 
 /**
@@ -69,7 +80,8 @@ export interface ResolvedEngineOptions {
  * surrogate would become U+FFFD and two ids could collide): the queue at most
  * `limits.keyBytes` bytes and without `}`, the worker at most
  * `limits.valueBytes` bytes (it is a label value). `expiry` and `cleanup` must
- * be positive integers up to maxDurationMs, and `clock` a function. Otherwise
+ * be positive integers up to maxDurationMs, `clock` a function and
+ * `clockSkew` a non-negative integer up to the longest expiry. Otherwise
  * it throws a TypeError
  * naming the option. It reads REDIS_URL when it runs, never at import.
  */
@@ -80,6 +92,7 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
   const expiry = given.expiry ?? engineDefaults.expiry;
   const cleanup = given.cleanup ?? engineDefaults.cleanup;
   const clock = given.clock ?? systemClock;
+  const clockSkew = given.clockSkew ?? engineDefaults.clockSkew;
   requireName('queue', queue, limits.keyBytes);
   // `{<queue>}` is the Redis Cluster hash tag of the queue's keys: a `}` would
   // end it early, and a leading one would leave it empty (keys in many slots)
@@ -93,10 +106,20 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
   requireDuration('cleanup', cleanup);
   if (typeof clock !== 'function')
     throw new TypeError('Engine option "clock" must be a function returning a Date');
+  if (
+    typeof clockSkew !== 'number' ||
+    !Number.isSafeInteger(clockSkew) ||
+    clockSkew < 0 ||
+    clockSkew > maxDurationMs.expiry
+  ) {
+    throw new TypeError(
+      `Engine option "clockSkew" must be a non-negative integer number of ms, at most ${maxDurationMs.expiry.toLocaleString('en-US')}; got ${describe(clockSkew)}`,
+    );
+  }
   const envUrl = process.env['REDIS_URL'];
   const redis =
     given.redis ?? (envUrl !== undefined && envUrl !== '' ? envUrl : engineDefaults.redisUrl);
-  return Object.freeze({ redis, queue, worker, expiry, cleanup, clock });
+  return Object.freeze({ redis, queue, worker, expiry, cleanup, clock, clockSkew });
 }
 
 /** readOptions reads each option once, into an object of ours. */
@@ -107,7 +130,7 @@ function readOptions(options: unknown): EngineOptions {
   }
   try {
     const source = options as Record<string, unknown>;
-    const names = ['redis', 'queue', 'worker', 'expiry', 'cleanup', 'clock'] as const;
+    const names = ['redis', 'queue', 'worker', 'expiry', 'cleanup', 'clock', 'clockSkew'] as const;
     return Object.fromEntries(names.map((name) => [name, source[name]]));
   } catch (error) {
     throw new TypeError(`Engine options cannot be read: ${reason(error)}`);
@@ -148,4 +171,16 @@ function requireDuration(name: 'expiry' | 'cleanup', value: unknown): void {
       `Engine option "${name}" must be a positive integer number of ms, at most ${max.toLocaleString('en-US')}; got ${describe(value)}`,
     );
   }
+}
+
+/** The default lease margin: a tenth of the expiry, at most a second (engine ms). */
+const leaseMarginMostMs = 1_000;
+
+/**
+ * defaultLeaseMarginMs is how long before its lease end a worker stops a
+ * handler unless told otherwise (the Worker option `leaseMargin`): a margin
+ * for late replies and clock skew.
+ */
+export function defaultLeaseMarginMs(expiryMs: number): number {
+  return Math.min(leaseMarginMostMs, Math.floor(expiryMs / 10));
 }

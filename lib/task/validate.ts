@@ -238,19 +238,27 @@ export function validateCycles(argument: unknown): { task: Task; objectId: strin
 
 /** validateExists checks rules X1–X4 (semantics §3.4). */
 export function validateExists(argument: unknown): Task {
-  const query = readTask(argument, 'exists', 'query'); // X1: S1, S2, S3
+  return validateQuery(argument, 'exists');
+}
+
+/**
+ * validateQuery checks a query the way exists does (X1–X4), for the other
+ * read-only calls that select tasks by labels (`tasks`, the listing by state).
+ */
+export function validateQuery(argument: unknown, operation: string): Task {
+  const query = readTask(argument, operation, 'query'); // X1: S1, S2, S3
   if (
     !(['core', 'cron', 'gate', 'meta', 'node', 'root'] as const).some((name) =>
       isNonEmpty(query[name]),
     )
   ) {
     throw new TaskMetaEmptyError(
-      'exists: the query must hold a label in core, cron, gate, meta, node or root',
+      `${operation}: the query must hold a label in core, cron, gate, meta, node or root`,
     ); // X2
   }
-  rejectReservedKeys('exists', 'meta', query.meta); // X3
+  rejectReservedKeys(operation, 'meta', query.meta); // X3
   if (query.root !== undefined && !Object.hasOwn(query.root, Label.Object)) {
-    rejectReservedKeys('exists', 'root', query.root); // X4
+    rejectReservedKeys(operation, 'root', query.root); // X4
   }
   return query;
 }

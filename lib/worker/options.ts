@@ -1,3 +1,4 @@
+import { defaultLeaseMarginMs } from '../engine/options.js';
 import { describe, reason } from '../task/describe.js';
 
 /** WorkerOptions configures a Worker; every option has a default. */
@@ -58,6 +59,17 @@ export interface WorkerOptions {
    * @defaultValue 1
    */
   timeScale?: number;
+  /**
+   * ms between heartbeats of the worker's presence (`engine.workers()`).
+   * @defaultValue 5 000
+   */
+  heartbeatInterval?: number;
+  /**
+   * ms the worker's presence lasts without a heartbeat: a worker that died is
+   * listed that long at most. Must be more than `heartbeatInterval`.
+   * @defaultValue 15 000
+   */
+  presenceTtl?: number;
 }
 
 /** workerDefaults holds the default of each option. */
@@ -71,6 +83,8 @@ export const workerDefaults = {
   leaseMargin: undefined,
   background: true,
   timeScale: 1,
+  heartbeatInterval: 5_000,
+  presenceTtl: 15_000,
 } as const;
 
 export interface ResolvedWorkerOptions {
@@ -84,6 +98,8 @@ export interface ResolvedWorkerOptions {
   readonly leaseMargin: number | undefined;
   readonly background: boolean;
   readonly timeScale: number;
+  readonly heartbeatInterval: number;
+  readonly presenceTtl: number;
 }
 
 /** The most tasks one worker ensures at once: a slot is a loop with its own claims and timers. */
@@ -101,8 +117,19 @@ const maxTimerMs = 2 ** 31 - 1;
 export function resolveWorkerOptions(options?: WorkerOptions | null): ResolvedWorkerOptions {
   const resolved = { ...workerDefaults, ...readOptions(options) };
   integerOption('concurrency', resolved.concurrency, 1, maxConcurrency);
-  for (const name of ['expireInterval', 'tickerInterval', 'pollInterval'] as const) {
+  for (const name of [
+    'expireInterval',
+    'tickerInterval',
+    'pollInterval',
+    'heartbeatInterval',
+    'presenceTtl',
+  ] as const) {
     integerOption(name, resolved[name], 1, maxTimerMs);
+  }
+  if (resolved.presenceTtl <= resolved.heartbeatInterval) {
+    throw new RangeError(
+      `Worker option "presenceTtl" must be more than "heartbeatInterval" (${resolved.heartbeatInterval} ms); got ${resolved.presenceTtl}`,
+    );
   }
   if (resolved.stopTimeout !== undefined)
     integerOption('stopTimeout', resolved.stopTimeout, 0, maxTimerMs);
@@ -145,16 +172,13 @@ function readOptions(options: unknown): WorkerOptions {
   return read;
 }
 
-/** The default lease margin: a tenth of the expiry, at most a second (engine ms). */
-const leaseMarginMostMs = 1_000;
-
 /**
  * leaseMarginMs is the lease margin a worker uses with an engine of that
  * expiry: the option, or the default. A RangeError when it is not less than
  * half the expiry: each lease would be renewed at once, or never start.
  */
 export function leaseMarginMs(options: ResolvedWorkerOptions, expiryMs: number): number {
-  const marginMs = options.leaseMargin ?? Math.min(leaseMarginMostMs, Math.floor(expiryMs / 10));
+  const marginMs = options.leaseMargin ?? defaultLeaseMarginMs(expiryMs);
   if (marginMs >= expiryMs / 2) {
     throw new RangeError(
       `Worker option "leaseMargin" must be less than half the engine's expiry (${expiryMs} ms); got ${marginMs}`,

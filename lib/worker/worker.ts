@@ -33,6 +33,7 @@ import {
   type ResolvedWorkerOptions,
   type WorkerOptions,
 } from './options.js';
+import { Heartbeat } from './presence.js';
 import { WakeUp } from './wake.js';
 
 const none: string[] = [];
@@ -63,6 +64,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private readonly filterTurns: FilterList[];
   private nextTurn = 0;
   private wake: WakeUp | undefined;
+  /** The worker's presence in Redis (engine.workers()), while it runs. */
+  private heartbeat: Heartbeat | undefined;
   private loops: BackgroundLoop[] = [];
   private slots: Promise<void>[] = [];
   private taking = false;
@@ -182,6 +185,18 @@ export class Worker extends EventEmitter<WorkerEvents> {
     context.closeHooks.add(this.onEngineClose);
     this.state = 'running';
     this.taking = true;
+    this.heartbeat = new Heartbeat(
+      context,
+      {
+        concurrency: this.options.concurrency,
+        handlers: this.handlers.map((handler) => handler.labels ?? null),
+        ttl: this.options.presenceTtl,
+      },
+      this.options.heartbeatInterval,
+      () => this.running.size,
+      (error) => this.report(error),
+    );
+    this.heartbeat.start();
     this.slots = Array.from({ length: this.options.concurrency }, (_, index) => this.slot(index));
     if (this.options.background) this.startLoops();
   }
@@ -226,6 +241,14 @@ export class Worker extends EventEmitter<WorkerEvents> {
     // stop() stops taking work: the wake-up channel closes with the loops
     await Promise.all(this.loops.map((loop) => loop.stop()));
     await this.wake?.stop();
+    if (this.closedBy === undefined) {
+      try {
+        await this.heartbeat?.stop();
+      } catch (error) {
+        this.report(error);
+      }
+    }
+    this.heartbeat = undefined;
     engineContext(this.engine).closeHooks.delete(this.onEngineClose);
     this.slots = [];
     this.loops = [];
@@ -257,6 +280,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
     this.taking = false;
     for (const controller of this.running.values()) controller.abort(reason);
     for (const loop of this.loops) void loop.stop();
+    this.heartbeat?.halt(); // the presence runs out by itself
     await this.wake?.stop();
   }
 

@@ -60,6 +60,34 @@ async function claimAndDelete(target, count, lanes) {
 
 const sections = [];
 
+// stats() cost by queue depth (issue 12): timed on the queues section 1 fills
+// anyway (no fill of its own), reported as a section after it.
+const statsRows = [];
+async function statsCost(target, depth) {
+  const calls = 200;
+  const ms = [];
+  for (let call = 0; call < calls; call++) ms.push(await timed(() => target.stats()));
+  ms.sort((a, b) => a - b);
+  return { depth, p50: ms[calls / 2], p99: ms[Math.floor(calls * 0.99)] };
+}
+function statsSection() {
+  const base = statsRows[0];
+  return (
+    '### stats() by queue depth\n\n' +
+    '`engine.stats()` (counts by state, oldest claimable task, owners) on the queues of the claim-and-delete ' +
+    'table, right after they were filled: wall time per call, 200 calls one after another.\n\n' +
+    table(
+      ['queued tasks', 'p50 ms', 'p99 ms', 'p50 vs 1k'],
+      statsRows.map((row) => [
+        number(row.depth),
+        number(row.p50, 3),
+        number(row.p99, 3),
+        `${number(row.p50 / base.p50, 2)} ×`,
+      ]),
+    )
+  );
+}
+
 // 1. Claim-and-delete throughput by queue depth. Each round fills a fresh
 // queue to the depth and claims half of it (at most 5,000); small depths get
 // more rounds so every figure rests on about 10,000 claims; the median counts.
@@ -81,6 +109,7 @@ if (!only) {
     for (let round = 0; round < rounds; round++) {
       const target = engine();
       await fill(target, depth);
+      if (round === 0) statsRows.push(await statsCost(target, depth));
       sequential.push(await claimAndDelete(target, count / 2, 1));
       concurrent.push(await claimAndDelete(target, count / 2, 10));
       await bench.dropQueue(target.keyfmt());
@@ -110,6 +139,8 @@ if (!only) {
       ),
   );
 }
+
+sections.push(statsSection());
 
 // 2. Create throughput.
 if (!only) {

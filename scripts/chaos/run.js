@@ -8,13 +8,13 @@
 //
 // Usage: node scripts/chaos/run.js [--scenario NAME]... [options]
 //   --scenario NAME   kill, stop, redis-always, redis-everysec, drop-replies,
-//                     pause, delay, skew (repeatable; default all)
+//                     pause, delay, skew, skew-allowed (repeatable; default all)
 //   --tasks N         tasks to create (default 20000)
 //   --workers N       worker processes (default 6)
 //   --concurrency N   slots per worker (default 8)
 //   --expiry MS       the lease (default 3000)
 //   --rate N          creates per second (default 1000)
-//   --skew MS         clock skew of the skew scenario: offsets from -MS to +MS (default 1000)
+//   --skew MS         clock skew of the skew scenarios: offsets from -MS to +MS (default 1000)
 //   --quick           2,000 tasks, 3 workers: a smoke run
 //   --keep            keep the records (their directory is printed)
 //   --write           write the table into docs/reliability.md
@@ -139,6 +139,7 @@ async function runScenario(name, scenario) {
       chaos,
       logDir: dir,
       offsetMs: offsets?.[slot] ?? 0,
+      clockSkew: scenario.clockSkew?.(settings.skew) ?? 0,
       background: scenario.background?.(slot, settings.workers) ?? true,
     }),
     log,

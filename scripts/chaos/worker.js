@@ -20,6 +20,8 @@ const engine = new Engine({
   expiry,
   // clock skew between engines: this engine's clock runs offsetMs ahead (or behind)
   clock: () => new Date(Date.now() + offsetMs),
+  // how far apart the engines were told their clocks may be (expire waits that long)
+  clockSkew: settings.clockSkew,
 });
 /** real converts an instant of this engine's clock to wall-clock ms. */
 const real = (engineMs) => engineMs - offsetMs;

@@ -60,24 +60,29 @@ describe('doctor: what each finding comes to', () => {
     expect(check.message).toMatch(message);
   });
 
+  // 30 s lease: lease margin 1,000 ms, so engines may be 1 s apart
   it.each([
     [0, 'ok'],
-    [-1_500, 'ok'],
-    [1_501, 'warn'],
-    [-7_500, 'warn'],
-    [7_501, 'fail'],
+    [-250, 'ok'],
+    [251, 'warn'],
+    [-500, 'warn'],
+    [501, 'fail'],
     [-60_000, 'fail'],
-  ])('rates an engine clock %d ms off Redis TIME, with a 30 s lease, as %s', (skew, status) => {
-    expect(judgeClock(skew, 30_000).status).toBe(status);
+  ])('rates an engine clock %d ms off Redis TIME, with a 30 s lease, as %s', (offset, status) => {
+    expect(judgeClock(offset, 30_000).status).toBe(status);
   });
 
-  it('scales the clock thresholds with the lease', () => {
-    expect(judgeClock(300, 3_000)).toEqual({
+  it('scales the clock thresholds with the lease and the clockSkew the engine allows', () => {
+    expect(judgeClock(100, 3_000)).toEqual({
       name: 'clock',
       status: 'warn',
       message:
-        "the engine clock is 300 ms ahead of Redis TIME (lease 3000 ms): keep engines' clocks in sync (NTP)",
+        "the engine clock is 100 ms ahead of Redis TIME (engines may be 300 ms apart: lease margin 300 ms + clockSkew 0 ms): keep engines' clocks in sync (NTP)",
     });
+    expect(judgeClock(1_000, 3_000).status).toBe('fail');
+    expect(judgeClock(500, 3_000, 2_000).status).toBe('ok');
+    expect(judgeClock(-1_000, 3_000, 2_000).status).toBe('warn');
+    expect(judgeClock(-1_000, 3_000, 1_000).status).toBe('fail');
   });
 
   it('accepts a queue without a layout or with this one, and fails another', () => {

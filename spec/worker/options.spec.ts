@@ -45,3 +45,27 @@ describe('Worker options: leaseMargin', () => {
     expect(leaseMarginMs(resolveWorkerOptions({ leaseMargin: 999 }), 2_000)).toBe(999);
   });
 });
+
+describe('Worker options: presence', () => {
+  it('defaults to a heartbeat every 5 s and a presence of 15 s', () => {
+    const options = resolveWorkerOptions();
+    expect([options.heartbeatInterval, options.presenceTtl]).toEqual([5_000, 15_000]);
+  });
+
+  it('rejects a presence TTL not longer than the heartbeat interval with a RangeError', () => {
+    const error = thrown(() => resolveWorkerOptions({ heartbeatInterval: 500, presenceTtl: 500 }));
+    expect(error).toBeInstanceOf(RangeError);
+    expect((error as Error).message).toBe(
+      'Worker option "presenceTtl" must be more than "heartbeatInterval" (500 ms); got 500',
+    );
+    expect(resolveWorkerOptions({ heartbeatInterval: 500, presenceTtl: 501 }).presenceTtl).toBe(
+      501,
+    );
+  });
+
+  it('rejects a heartbeat interval that is not a positive integer with a TypeError', () => {
+    expect(() => resolveWorkerOptions({ heartbeatInterval: 0 })).toThrow(
+      new TypeError('Worker option "heartbeatInterval" must be a positive integer; got number 0'),
+    );
+  });
+});

@@ -7,6 +7,9 @@
   ARGV[2]  cutoff      13-digit creation ms: tasks created before it are past retention
   ARGV[3]  batch       how many tasks to delete or revoke at most, per kind
   ARGV[4]  sweep       how many records the sweep reads (0: no sweep)
+  ARGV[5]  revoke_ms   leases that ended at or before it are revoked: now_ms
+                       less the engines' clock skew (the owner's clock may be
+                       that far behind)
 
   Returns  { deleted, revoked, more }  more = 1 when a batch was full
   Errors   none: expire never fails because of the state of tasks
@@ -40,9 +43,9 @@ for _, key in ipairs({ K['ready'], K['retention'] }) do
   end
 end
 
--- Revocation: owned tasks whose lease ended (expiry <= now) lose their owner
--- and count one more cycle.
-local ended = redis.call('ZRANGEBYSCORE', K['leases'], '-inf', now, 'LIMIT', 0, batch)
+-- Revocation: owned tasks whose lease ended (expiry <= now, less the clock
+-- skew allowed) lose their owner and count one more cycle.
+local ended = redis.call('ZRANGEBYSCORE', K['leases'], '-inf', tonumber(ARGV[5]), 'LIMIT', 0, batch)
 if #ended == batch then more = 1 end
 for _, id in ipairs(ended) do
   local task = load_task(id)

@@ -23,6 +23,8 @@ export const scripts = {
   repairWrite: loadScript('repair-write'),
   expire: loadScript('expire'),
   scan: loadScript('scan'),
+  stats: loadScript('stats'),
+  page: loadScript('page'),
   tickerDue: loadScript('ticker-due'),
   ticker: loadScript('ticker'),
 } as const;

@@ -23,6 +23,18 @@ async function crashRedis(run) {
   });
 }
 
+// Engines' clocks apart: shared by skew and skew-allowed.
+const skewApart = {
+  what: "the engines' clocks are set apart, evenly from −skew to +skew (the producer's is right), and the worker furthest ahead alone runs expire, so its clock decides revocations; the engines are not told (clockSkew 0); no other fault",
+  offsets: (count, skew) =>
+    Array.from({ length: count }, (_, index) =>
+      count === 1 ? 0 : Math.round(-skew + (2 * skew * index) / (count - 1)),
+    ),
+  // only the last worker, the one furthest ahead, runs the background chores
+  background: (slot, count) => slot === count - 1,
+  async faults() {},
+};
+
 export const scenarios = {
   kill: {
     what: 'a random worker process is killed with SIGKILL every second and replaced by a new one (new worker id)',
@@ -91,14 +103,10 @@ export const scenarios = {
       });
     },
   },
-  skew: {
-    what: "the engines' clocks are set apart, evenly from −skew to +skew (the producer's is right), and the worker furthest ahead alone runs expire, so its clock decides revocations; no other fault",
-    offsets: (count, skew) =>
-      Array.from({ length: count }, (_, index) =>
-        count === 1 ? 0 : Math.round(-skew + (2 * skew * index) / (count - 1)),
-      ),
-    // only the last worker, the one furthest ahead, runs the background chores
-    background: (slot, count) => slot === count - 1,
-    async faults() {},
+  skew: skewApart,
+  'skew-allowed': {
+    ...skewApart,
+    what: 'as skew, with every engine told how far apart the clocks may be (the `clockSkew` option: 2 × skew)',
+    clockSkew: (skew) => 2 * skew,
   },
 };

@@ -1,0 +1,22 @@
+// A worker process for conformance/worker-presence.spec.ts: a Worker with one
+// handler (labels { meta: { kind: "a" } }) and a short presence TTL, that
+// prints "started" once it runs (its presence follows), until the test kills it
+// (SIGKILL: it never deregisters). Uses the built package.
+import { Engine, Worker } from '../../dist/index.js';
+
+const [redis, queue, worker, heartbeat, ttl] = process.argv.slice(2);
+const engine = new Engine({ redis, queue, worker });
+const running = new Worker(
+  engine,
+  [{ labels: { meta: { kind: 'a' } }, filter: () => true, ensure: async () => {} }],
+  {
+    concurrency: 3,
+    background: false,
+    heartbeatInterval: Number(heartbeat),
+    presenceTtl: Number(ttl),
+  },
+);
+running.on('error', (error) => process.stderr.write(`presence-worker: ${String(error)}\n`));
+await running.start();
+process.stdout.write('started\n');
+setInterval(() => {}, 1_000);

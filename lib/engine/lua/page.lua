@@ -1,0 +1,159 @@
+#!lua flags=no-writes
+--[[ page: one page of the tasks in one state for engine.tasks(), read from
+  that state's index a bounded step at a time, oldest first where the index
+  orders by id. Each call reads at most `budget` index entries and 4 MiB of
+  records, and stops at `limit` matches; `position` says where the next page
+  starts.
+
+  KEYS     every key of the queue
+  ARGV[1]  state      claimable | owned | waiting | halted | cron | gate | broadcast | all
+  ARGV[2]  query      JSON of a query the tasks must match, '' for every task
+  ARGV[3]  limit      how many tasks at most
+  ARGV[4]  position   where to go on ('' to start): by state, `<pool 1-3><member>`
+                      (claimable), `<member>` (halted, gate), `<score>:<id>` (owned,
+                      waiting, cron, broadcast: by score), `<HSCAN cursor>:<entries>` (all)
+  ARGV[5]  budget     how many index entries to read at most
+
+  Returns  { position, id, record, id, record, ... }  position '' when the state's
+           index was read to its end; records in the stored form
+  Errors   none (the engine checks the state and the position's form)
+]]
+--- @include "task"
+--- @include "has"
+
+local state = ARGV[1]
+local query = ARGV[2] ~= '' and decode_task(ARGV[2]) or nil
+local limit = tonumber(ARGV[3])
+local position = ARGV[4]
+local budget = tonumber(ARGV[5])
+local BYTES_MOST = 4194304
+local BATCH = 100
+
+local found = { '' }
+local matched, read, bytes = 0, 0, 0
+
+local function full()
+  return matched >= limit or read >= budget or bytes >= BYTES_MOST
+end
+
+local function consider(id, json, decode)
+  read = read + 1
+  if not json then return end -- an index entry whose record is gone
+  bytes = bytes + #json
+  local task = decode(id, json)
+  if task ~= nil and (query == nil or matches(task, query)) then
+    found[#found + 1] = id
+    found[#found + 1] = json
+    matched = matched + 1
+  end
+end
+
+local function batch_size()
+  return math.min(BATCH, budget - read, limit - matched)
+end
+
+-- a zset of ids (or `<target>\0<id>`) with equal scores, by member after `after`
+-- ('' from the start); returns the last member read, or nil at the index's end
+local function by_member(key, after)
+  local from = after == '' and '-' or '(' .. after
+  while not full() do
+    local members = redis.call('ZRANGEBYLEX', key, from, '+', 'LIMIT', 0, batch_size())
+    if #members == 0 then return nil end
+    local ids = {}
+    for index, member in ipairs(members) do ids[index] = string.sub(member, -26) end
+    local records = redis.call('HMGET', K['tasks'], unpack(ids))
+    for index, member in ipairs(members) do
+      consider(ids[index], records[index], decode_stored)
+      after = member
+      if full() then break end
+    end
+    from = '(' .. after
+  end
+  return after
+end
+
+-- a zset of ids by score (due time, lease end, tick, sequence), by rank: from
+-- the rank after the last id read where that id still is; else from the first
+-- member of its score, skipping those of that score up to its id
+local function by_score(key, at)
+  local rank, skip_score, skip_id = 0, nil, nil
+  if at ~= '' then
+    local score, id = string.match(at, '^(.*):(%d+%-%d+)$')
+    local now_rank = id and redis.call('ZRANK', key, id)
+    if now_rank then
+      rank = now_rank + 1
+    elseif score ~= nil then
+      rank = redis.call('ZCOUNT', key, '-inf', '(' .. score)
+      skip_score, skip_id = score, id
+    end
+  end
+  local last = nil
+  while not full() do
+    local reply = redis.call('ZRANGE', key, rank, rank + batch_size() - 1, 'WITHSCORES')
+    if #reply == 0 then return nil end
+    local ids = {}
+    for index = 1, #reply, 2 do ids[#ids + 1] = reply[index] end
+    local records = redis.call('HMGET', K['tasks'], unpack(ids))
+    for index, id in ipairs(ids) do
+      local score = reply[index * 2]
+      if skip_score == score and not bytes_less(skip_id, id) then
+        read = read + 1 -- read before
+      else
+        consider(id, records[index], decode_stored)
+      end
+      rank, last = rank + 1, score .. ':' .. id
+      if full() then break end
+    end
+  end
+  return last
+end
+
+-- every record, by HSCAN steps; `<cursor>:<entries>` resumes a step that
+-- filled the page after that many of its entries (a step from the same cursor
+-- gives the same entries while the hash is not resized)
+local function by_scan(at)
+  local cursor, skip = string.match(at, '^(%d+):(%d+)$')
+  cursor, skip = cursor or '0', tonumber(skip) or 0
+  repeat
+    local reply = redis.call('HSCAN', K['tasks'], cursor, 'COUNT', batch_size())
+    local entries = reply[2]
+    for index = skip * 2 + 1, #entries, 2 do
+      consider(entries[index], entries[index + 1], decode_scanned)
+      if full() and index + 1 < #entries then return cursor .. ':' .. ((index + 1) / 2) end
+    end
+    cursor, skip = reply[1], 0
+  until cursor == '0' or full()
+  if cursor == '0' then return nil end
+  return cursor .. ':0'
+end
+
+local next_position = nil
+if state == 'claimable' then
+  local pools = { K['ready'], K['ready-cron'], K['ready-uni'] }
+  local pool = tonumber(string.sub(position, 1, 1)) or 1
+  local after = string.sub(position, 2)
+  while pool <= 3 do
+    local last = by_member(pools[pool], after)
+    if last ~= nil then
+      next_position = pool .. last
+      break
+    end
+    pool, after = pool + 1, ''
+  end
+elseif state == 'halted' then
+  next_position = by_member(K['halted'], position)
+elseif state == 'gate' then
+  next_position = by_member(K['gate-templates'], position)
+elseif state == 'owned' then
+  next_position = by_score(K['leases'], position)
+elseif state == 'waiting' then
+  next_position = by_score(K['waiting'], position)
+elseif state == 'cron' then
+  next_position = by_score(K['templates'], position)
+elseif state == 'broadcast' then
+  next_position = by_score(K['broadcast'], position)
+elseif state == 'all' then
+  next_position = by_scan(position)
+end
+found[1] = next_position or ''
+return found

@@ -1,0 +1,131 @@
+#!lua flags=no-writes
+--[[ stats: the queue's counts by state for engine.stats(), read from the
+  indexes (ZCARD, ZCOUNT, HLEN: each O(1) or O(log N)) and the heads of the
+  ready pools; never a walk of the queue.
+
+  KEYS     every key of the queue
+  ARGV[1]  now       the engine's clock, ms
+  ARGV[2]  owners    about how many owners to name (HSCAN COUNT of `owners`;
+                     a small hash answers whole)
+  ARGV[3]  targets   how many target workers of `ready-uni` to look at for the
+                     oldest claimable task
+  ARGV[4]  workers   JSON array of the live workers: { "w": worker id, "a": true
+                     when it searches for any task, "f": [JSON of each filter] }
+  ARGV[5]  sample    how many claimable tasks to check against the workers at
+                     most: the oldest `any` ones and the first `uni` ones
+
+  Returns  JSON { tasks, claimable, owned, waiting, due, halted, cron, gate,
+           broadcast, oldest (an id, or false), owner_count, owners (flat
+           worker, count, ...), checked, unmatched (ids of the checked
+           tasks no live worker's labels match, oldest first) }
+  Errors   none
+]]
+--- @include "task"
+--- @include "has"
+
+local now = tonumber(ARGV[1])
+local owner_budget = tonumber(ARGV[2])
+local target_budget = tonumber(ARGV[3])
+
+-- the oldest claimable task: ids sort by creation, so it is the least of the
+-- heads of `ready` and `ready-cron`, and of the head under each target worker
+-- in `ready-uni` (`<target>\0<id>`, one jump per target, at most target_budget)
+local oldest = nil
+local function consider(id)
+  if id ~= nil and (oldest == nil or bytes_less(id, oldest)) then oldest = id end
+end
+consider(redis.call('ZRANGE', K['ready'], 0, 0)[1])
+consider(redis.call('ZRANGE', K['ready-cron'], 0, 0)[1])
+local from = '-'
+for _ = 1, target_budget do
+  local member = redis.call('ZRANGEBYLEX', K['ready-uni'], from, '+', 'LIMIT', 0, 1)[1]
+  if member == nil then break end
+  consider(string.sub(member, -26))
+  from = '(' .. string.sub(member, 1, -28) .. '\0\255'
+end
+
+-- nobody can take this: the claimable tasks checked against the live
+-- workers' search filters (by labels only: a handler's filter function is
+-- not known here). A unicast task only its target worker can take.
+local sample_most = tonumber(ARGV[5])
+local any_worker, all_filters, by_worker = false, {}, {}
+for _, live in ipairs(cjson.decode(ARGV[4])) do
+  local entry = { any = live.a == true, filters = {} }
+  for _, json in ipairs(type(live.f) == 'table' and live.f or {}) do
+    local filter = decode_task(json)
+    if filter ~= nil then
+      entry.filters[#entry.filters + 1] = filter
+      all_filters[#all_filters + 1] = filter
+    end
+  end
+  any_worker = any_worker or entry.any
+  by_worker[live.w] = entry
+end
+local function takes(any, filters, task)
+  if any then return true end
+  for _, filter in ipairs(filters) do
+    if matches(task, filter) then return true end
+  end
+  return false
+end
+
+local function head(key, count)
+  if count < 1 then return {} end
+  return redis.call('ZRANGE', key, 0, count - 1)
+end
+local unicast = head(K['ready-uni'], math.floor(sample_most / 4))
+local rest = sample_most - #unicast
+local plain = head(K['ready'], rest)
+local cron = head(K['ready-cron'], rest)
+local sample, targets = {}, {}
+local p, c = 1, 1
+while #sample < rest and (plain[p] or cron[c]) do
+  if cron[c] == nil or (plain[p] ~= nil and bytes_less(plain[p], cron[c])) then
+    sample[#sample + 1], p = plain[p], p + 1
+  else
+    sample[#sample + 1], c = cron[c], c + 1
+  end
+end
+for _, member in ipairs(unicast) do
+  sample[#sample + 1] = string.sub(member, -26)
+  targets[#sample] = string.sub(member, 1, -28)
+end
+local unmatched = {}
+if #sample > 0 then
+  local records = redis.call('HMGET', K['tasks'], unpack(sample))
+  for index, id in ipairs(sample) do
+    local task = records[index] and decode_stored(id, records[index]) or nil
+    local target = targets[index]
+    local taken
+    if task == nil then
+      taken = true -- not a task: not counted
+    elseif target ~= nil then
+      local entry = by_worker[target]
+      taken = entry ~= nil and takes(entry.any, entry.filters, task)
+    else
+      taken = takes(any_worker, all_filters, task)
+    end
+    if not taken then unmatched[#unmatched + 1] = id end
+  end
+end
+table.sort(unmatched, bytes_less)
+
+local owners = redis.call('HSCAN', K['owners'], '0', 'COUNT', owner_budget)[2]
+
+return cjson.encode({
+  tasks = redis.call('HLEN', K['tasks']),
+  claimable = redis.call('ZCARD', K['ready']) + redis.call('ZCARD', K['ready-cron'])
+    + redis.call('ZCARD', K['ready-uni']),
+  owned = redis.call('ZCARD', K['leases']),
+  waiting = redis.call('ZCARD', K['waiting']),
+  due = redis.call('ZCOUNT', K['waiting'], '-inf', now),
+  halted = redis.call('ZCARD', K['halted']),
+  cron = redis.call('ZCARD', K['templates']),
+  gate = redis.call('ZCARD', K['gate-templates']),
+  broadcast = redis.call('ZCARD', K['broadcast']),
+  oldest = oldest or false,
+  owner_count = redis.call('HLEN', K['owners']),
+  owners = owners,
+  checked = #sample,
+  unmatched = unmatched,
+})

@@ -1,0 +1,142 @@
+import { describe } from '../task/describe.js';
+import { encodeTask, tryDecodeStored } from '../task/codec.js';
+import type { Task } from '../task/task.js';
+import { validateQuery } from '../task/validate.js';
+import { assertOpen, type EngineContext } from './context.js';
+import { run } from './run.js';
+
+/**
+ * The states `engine.tasks()` lists, each read from its own index
+ * (docs/redis-layout.md); `all` reads the records themselves.
+ */
+export const taskStates = [
+  'all',
+  'claimable',
+  'owned',
+  'waiting',
+  'halted',
+  'cron',
+  'gate',
+  'broadcast',
+] as const;
+
+/**
+ * TaskState selects what `engine.tasks()` lists:
+ *
+ *     claimable   unowned tasks a search can claim now (the ready pools), oldest first
+ *     owned       tasks a worker owns, by lease end
+ *     waiting     `@exact` / deferred tasks not promoted yet, by due time
+ *     halted      tasks the circuit breaker holds, oldest first
+ *     cron        cron templates, by next tick
+ *     gate        gate templates, oldest first
+ *     broadcast   broadcast tasks, in store order
+ *     all         every record, in no particular order
+ */
+export type TaskState = (typeof taskStates)[number];
+
+/** TaskPageOptions selects a page of `engine.tasks()`; every field is optional. */
+export interface TaskPageOptions {
+  /** @defaultValue 'all' */
+  state?: TaskState;
+  /** A query the tasks must match (as for `exists`); none: every task of the state. */
+  query?: Task;
+  /**
+   * How many tasks a page holds at most.
+   * @defaultValue 100
+   */
+  limit?: number;
+  /** The `cursor` of the previous page; none: the first page. */
+  cursor?: string;
+}
+
+/**
+ * TaskPage is one page of `engine.tasks()`. `cursor` is undefined once the
+ * state's index was read to its end; a page may hold fewer tasks than the
+ * limit (even none) and still have a cursor, when a query skipped many.
+ */
+export interface TaskPage {
+  readonly tasks: Task[];
+  readonly cursor: string | undefined;
+}
+
+/** The default and largest `limit` of a page. */
+export const pageDefaultLimit = 100;
+export const pageMostLimit = 1_000;
+/** How many index entries one page reads at most, whatever the query skips. */
+export const pageBudget = 5_000;
+
+/**
+ * listPage reads one page of the tasks in a state (page.lua). The cursor is
+ * the state's name and where its index is to be read on; cursors of tasks
+ * that left the state meanwhile still work. Tasks that move within a state
+ * by score (a lease extended, a template ticked) while pages are read may be
+ * met twice or not at all, as may records stored while `all` is read (HSCAN).
+ */
+export async function listPage(context: EngineContext, options: unknown): Promise<TaskPage> {
+  assertOpen(context, 'tasks');
+  const { state, query, limit, position } = readPageOptions(options);
+  const [next = '', ...flat] = (await run(context, 'page', [
+    state,
+    query === undefined ? '' : encodeTask(query),
+    limit,
+    position,
+    pageBudget,
+  ])) as string[];
+  const tasks: Task[] = [];
+  for (let index = 0; index + 1 < flat.length; index += 2) {
+    const task = tryDecodeStored(flat[index] ?? '', flat[index + 1]);
+    if (task !== undefined) tasks.push(task);
+  }
+  return { tasks, cursor: next === '' ? undefined : `${state}:${next}` };
+}
+
+/** readPageOptions checks the options: TypeError or RangeError naming the option, the query as exists does. */
+function readPageOptions(options: unknown): {
+  state: TaskState;
+  query: Task | undefined;
+  limit: number;
+  position: string;
+} {
+  if (options === undefined || options === null) options = {};
+  if (typeof options !== 'object')
+    throw new TypeError(`tasks: options must be an object; got ${describe(options)}`);
+  const { state = 'all', query, limit = pageDefaultLimit, cursor } = options as TaskPageOptions;
+  if (!(taskStates as readonly unknown[]).includes(state))
+    throw new TypeError(
+      `tasks: option "state" must be one of ${taskStates.join(', ')}; got ${describe(state)}`,
+    );
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)
+    throw new TypeError(`tasks: option "limit" must be a positive integer; got ${describe(limit)}`);
+  if (limit > pageMostLimit)
+    throw new RangeError(`tasks: option "limit" must be at most ${pageMostLimit}; got ${limit}`);
+  let position = '';
+  if (cursor !== undefined) {
+    if (typeof cursor !== 'string' || !cursor.startsWith(`${state}:`))
+      throw new TypeError(
+        `tasks: option "cursor" must be the cursor of a page of state "${state}"; got ${describe(cursor)}`,
+      );
+    position = cursor.slice(state.length + 1);
+    if (!positionForms[state].test(position))
+      throw new TypeError(
+        `tasks: option "cursor" is not a cursor of this engine; got ${describe(cursor)}`,
+      );
+  }
+  return {
+    state,
+    query: query === undefined ? undefined : validateQuery(query, 'tasks'),
+    limit,
+    position,
+  };
+}
+
+/** The form of the position each state's cursor carries (page.lua). */
+const positionForms: Record<TaskState, RegExp> = {
+  all: /^\d+:\d+$/,
+  claimable: /^[123][\s\S]+$/,
+  halted: /^\d{13}-\d{12}$/,
+  gate: /^\d{13}-\d{12}$/,
+  owned: /^[^:]+:\d{13}-\d{12}$/,
+  waiting: /^[^:]+:\d{13}-\d{12}$/,
+  cron: /^[^:]+:\d{13}-\d{12}$/,
+  broadcast: /^[^:]+:\d{13}-\d{12}$/,
+};
