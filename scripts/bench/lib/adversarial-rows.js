@@ -254,4 +254,28 @@ export const rows = [
       return { ops, also: `${counting.counts.get('scan')} steps` };
     },
   },
+  {
+    name: 'tasks page',
+    setup:
+      '`engine.tasks({ state: claimable, query })` with a query no task matches, page after page: every index entry read, 5,000 a page',
+    unit: 'entries read/s',
+    async run(queue) {
+      const counting = queue.counting();
+      const engine = queue.engine({ worker: 'reader', redis: counting.client });
+      const entries = Number(await queue.redis.zcard(`${queue.prefix}:ready`));
+      const ops = await rate(entries, async () => {
+        let cursor;
+        do {
+          const page = await engine.tasks({
+            state: 'claimable',
+            query: { meta: { kind: 'none' } },
+            cursor,
+          });
+          if (page.tasks.length !== 0) throw new Error('tasks() listed a task that does not match');
+          cursor = page.cursor;
+        } while (cursor !== undefined);
+      });
+      return { ops, also: `${counting.counts.get('page')} pages` };
+    },
+  },
 ];

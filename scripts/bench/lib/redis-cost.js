@@ -5,6 +5,16 @@ import { Redis } from 'ioredis';
 import { scripts } from '../../../dist/engine/lua/scripts.js';
 
 const nameBySha = new Map(Object.entries(scripts).map(([name, script]) => [script.sha, name]));
+const nameBySource = new Map(
+  Object.entries(scripts).map(([name, script]) => [script.source, name]),
+);
+/**
+ * scriptName names an EVALSHA by its SHA, an EVAL (a script's first run on a
+ * server, which compiles it) by its source; SLOWLOG keeps only the first 128
+ * characters of that, the same for every script: 'eval' then.
+ */
+const scriptName = (command, head) =>
+  (command === 'evalsha' ? nameBySha.get(head) : nameBySource.get(head)) ?? command;
 
 /**
  * Commands that take constant time on the small records and members of these
@@ -75,7 +85,7 @@ export async function slowest(redis, action) {
       const us = Number(duration);
       if (constantTime.has(command)) worst.stall = Math.max(worst.stall, us);
       if (command !== 'evalsha' && command !== 'eval') continue;
-      const name = command === 'evalsha' ? (nameBySha.get(String(args[1])) ?? 'evalsha') : 'eval';
+      const name = scriptName(command, String(args[1]));
       durations.push(us);
       worst.byName.set(name, Math.max(us, worst.byName.get(name) ?? 0));
       if (us > worst.us) Object.assign(worst, { us, name });
@@ -120,7 +130,8 @@ export async function scriptCalls(redis) {
 /**
  * countingClient is an ioredis client (give it to an Engine as `redis`) that
  * counts the engine's scripts Redis ran for it, by script name: an EVALSHA
- * that came back with NOSCRIPT is not counted (its EVAL is).
+ * that came back with NOSCRIPT is not counted (its EVAL is). Scripts of
+ * another version than dist/ holds count under 'evalsha' or 'eval'.
  */
 export function countingClient(url) {
   const client = new Redis(url);
@@ -128,9 +139,9 @@ export function countingClient(url) {
   const send = client.sendCommand.bind(client);
   client.sendCommand = (command, stream) => {
     if (command.name === 'evalsha' || command.name === 'eval') {
-      const name = command.name === 'evalsha' ? nameBySha.get(String(command.args[0])) : 'eval';
+      const name = scriptName(command.name, String(command.args[0]));
       command.promise.then(
-        () => counts.set(name ?? 'other', (counts.get(name ?? 'other') ?? 0) + 1),
+        () => counts.set(name, (counts.get(name) ?? 0) + 1),
         () => {},
       );
     }
