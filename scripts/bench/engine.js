@@ -140,7 +140,7 @@ if (!only) {
   );
 }
 
-sections.push(statsSection());
+if (!only) sections.push(statsSection());
 
 // 2. Create throughput.
 if (!only) {
