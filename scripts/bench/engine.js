@@ -14,6 +14,8 @@
 //                  1k and 100k with --quick)
 //   --rounds=<n>   alternating rounds per depth of each adversarial row (default 2,
 //                  1 with --quick)
+// BENCH_RENICE=<n> runs the embedded Redis at that nice value (say -15, as root;
+// compare.js too): on a shared machine a script is then interrupted less often.
 import { Engine, Label } from '../../dist/index.js';
 import { adversarialSection } from './lib/adversarial.js';
 import { rows as adversarialRows } from './lib/adversarial-rows.js';
@@ -281,7 +283,7 @@ if (!only) {
     option('depths')?.split(',').map(Number) ?? (quick ? [1_000, 100_000] : [1_000, 1_000_000]);
   const rounds = Number(option('rounds') ?? (quick ? 1 : 2));
   const row = option('row');
-  const rows = adversarialRows.filter((entry) => row === undefined || entry.name.includes(row));
+  const rows = row === undefined ? undefined : adversarialRows.filter((e) => e.name.includes(row));
   sections.push(await adversarialSection(bench, { depths, rounds, rows }));
 }
 console.log('adversarial depth done');
@@ -291,7 +293,8 @@ const body = [
   '## Engine benchmark',
   '',
   `Measured ${bench.facts.date} with \`${command}\` (\`npm run bench\`) on ${bench.facts.machine}; ` +
-    `Node ${bench.facts.node}, Redis ${bench.facts.redis} (embedded, no persistence), client and server on one machine.`,
+    `Node ${bench.facts.node}, Redis ${bench.facts.redis} (embedded, no persistence` +
+    `${bench.facts.nice === undefined ? '' : `, at nice ${bench.facts.nice}`}), client and server on one machine.`,
   '',
   ...sections.flatMap((section) => [section, '']),
 ].join('\n');
