@@ -1,0 +1,27 @@
+// Where a command writes and how it learns to stop: the process's streams and
+// signals in `rescue`, anything else in a test.
+
+/** CliIo is what a command may touch of the outside world. */
+export interface CliIo {
+  /** writes a line (or several) to stdout */
+  readonly out: (text: string) => void;
+  /** writes a line (or several) to stderr */
+  readonly err: (text: string) => void;
+  readonly env: NodeJS.ProcessEnv;
+  /** resolves when the command should stop (SIGINT, SIGTERM): for commands that run until then */
+  readonly stopped: Promise<void>;
+}
+
+/** processIo is the CliIo of the running process. */
+export function processIo(): CliIo {
+  const stopped = new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  return {
+    out: (text) => process.stdout.write(`${text}\n`),
+    err: (text) => process.stderr.write(`${text}\n`),
+    env: process.env,
+    stopped,
+  };
+}
