@@ -3,7 +3,7 @@
 // JSON tasks, numbers). Every mistake becomes a usage error (exit 2).
 import { parseArgs } from 'node:util';
 import type { Labels, Task } from '../task/task.js';
-import { usageError } from './exit.js';
+import { messageOf, usageError } from './exit.js';
 
 /** OptionSpec is one flag: how parseArgs reads it and what the help says. */
 export interface OptionSpec {
@@ -99,7 +99,7 @@ export function parseCommandArgs(argv: readonly string[], specs: OptionSpecs): P
     return { values: new Values(values), positionals };
   } catch (error) {
     // parseArgs explains at length how to pass a positional starting with '-'; the first sentence says it
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     throw usageError(message.split(/\.\s/)[0]?.replace(/\.$/, '') ?? message);
   }
 }
@@ -137,9 +137,7 @@ export function parseTaskJson(text: string, flag: string): Task {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw usageError(
-      `--${flag} is not JSON: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw usageError(`--${flag} is not JSON: ${messageOf(error)}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw usageError(

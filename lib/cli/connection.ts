@@ -6,12 +6,18 @@ import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
 import { quitOrDisconnect } from '../engine/connection.js';
 import { Engine } from '../engine/engine.js';
-import { engineDefaults } from '../engine/options.js';
+import { engineDefaults, resolveEngineOptions } from '../engine/options.js';
 import type { Values } from './args.js';
-import { unreachable, usageError } from './exit.js';
+import { messageOf, unreachable, usageError } from './exit.js';
 
-/** How long connecting may take before `rescue` gives up (exit 3), in ms. */
+/** How long connecting (up to Redis's first answer) may take before `rescue` gives up (exit 3), in ms. */
 export const connectTimeoutMs = 3_000;
+/**
+ * How long one command may wait for its reply (exit 3 after): a Redis that
+ * accepts the connection but stops answering must not hang the CLI. Every
+ * script the engine runs does a bounded step, far below this.
+ */
+export const commandTimeoutMs = 30_000;
 
 /** Target is the Redis URL and the queue a command works on. */
 export interface Target {
@@ -36,6 +42,11 @@ export function resolveTarget(values: Values, env: NodeJS.ProcessEnv): Target {
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')
     throw usageError(`--redis must be a redis:// or rediss:// URL; got ${JSON.stringify(url)}`);
   const queue = values.string('queue') ?? engineDefaults.queue;
+  try {
+    resolveEngineOptions({ queue }); // the engine's checks of a queue name, before connecting
+  } catch (error) {
+    throw usageError(messageOf(error).replace('Engine option "queue"', '--queue'));
+  }
   return { url, queue, address: `${parsed.hostname || '127.0.0.1'}:${parsed.port || '6379'}` };
 }
 
@@ -60,6 +71,7 @@ export async function openEngine(target: Target): Promise<CliEngine> {
     lazyConnect: true,
     connectTimeout: connectTimeoutMs,
     maxRetriesPerRequest: 1,
+    commandTimeout: commandTimeoutMs,
     retryStrategy: () => null,
     // a socket that never connected never closes: don't hold the process 2 s for it
     disconnectTimeout: 200,
@@ -70,23 +82,31 @@ export async function openEngine(target: Target): Promise<CliEngine> {
   client.on('error', (error) => {
     cause ??= error;
   });
+  let timer: NodeJS.Timeout | undefined;
   try {
-    await client.connect();
+    // connectTimeout covers the TCP connection; this also covers a server
+    // that accepts it and never answers (the ready check waits for a reply)
+    await Promise.race([
+      client.connect(),
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${connectTimeoutMs} ms`)),
+          connectTimeoutMs,
+        );
+      }),
+    ]);
   } catch (error) {
     client.disconnect();
     throw unreachable(target.address, cause ?? error);
+  } finally {
+    clearTimeout(timer);
   }
   let engine: Engine;
   try {
     engine = new Engine({ redis: client, queue: target.queue, worker: cliWorkerId() });
   } catch (error) {
     client.disconnect();
-    // the engine's option checks: a queue name it cannot use
-    throw usageError(
-      error instanceof Error
-        ? error.message.replace('Engine option "queue"', '--queue')
-        : String(error),
-    );
+    throw error;
   }
   return {
     engine,

@@ -58,12 +58,13 @@ const connectionCodes = new Set([
 
 /** isConnectionError tells whether an error says Redis went away (rather than refused a command). */
 export function isConnectionError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, name, message } = error as { code?: unknown; name?: unknown; message?: unknown };
   return (
     (typeof code === 'string' && connectionCodes.has(code)) ||
-    error.name === 'MaxRetriesPerRequestError' ||
-    /^Connection is closed|^Stream isn't writeable/.test(error.message)
+    name === 'MaxRetriesPerRequestError' ||
+    (typeof message === 'string' &&
+      /^Connection is closed|^Stream isn't writeable|^Command timed out/.test(message))
   );
 }
 
@@ -78,6 +79,8 @@ export function exitCodeOf(error: unknown): ExitCode {
 
 /** messageOf is an error's message on one line. */
 export function messageOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+  // by its message property: errors of another realm (node:util's in a VM) are not `instanceof Error`
+  const message = (error as { message?: unknown } | null)?.message;
+  const text = typeof message === 'string' ? message : String(error);
   return text.replace(/\s*\n\s*/g, ' ').trim() || 'unknown error';
 }
