@@ -20,6 +20,7 @@ async function run(args: string[]): Promise<{ code: number; out: string[]; err: 
 }
 
 const id = '1697760001000-000000000042';
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('rescue usage errors', () => {
   const cases: { name: string; args: string[]; error: string | RegExp }[] = [
@@ -175,8 +176,7 @@ describe('rescue usage errors', () => {
     expect(err).toHaveLength(1);
     expect(err[0]).toMatch(/^rescue: /);
     const message = (err[0] ?? '').slice('rescue: '.length);
-    if (typeof error === 'string') expect(message).toBe(error);
-    else expect(message).toMatch(error);
+    expect(message).toMatch(typeof error === 'string' ? new RegExp(`^${escape(error)}$`) : error);
   });
 
   it('prints the help of a group on stderr when its command is missing, exit 2', async () => {
