@@ -12,16 +12,23 @@ export interface CliIo {
   readonly stopped: Promise<void>;
 }
 
-/** processIo is the CliIo of the running process. */
+/**
+ * processIo is the CliIo of the running process. `stopped` handles SIGINT and
+ * SIGTERM only once a command asks for it (tail --follow): for every other
+ * command Ctrl-C keeps its default, ending the process at once.
+ */
 export function processIo(): CliIo {
-  const stopped = new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
+  let stopped: Promise<void> | undefined;
   return {
     out: (text) => process.stdout.write(`${text}\n`),
     err: (text) => process.stderr.write(`${text}\n`),
     env: process.env,
-    stopped,
+    get stopped() {
+      stopped ??= new Promise<void>((resolve) => {
+        process.once('SIGINT', () => resolve());
+        process.once('SIGTERM', () => resolve());
+      });
+      return stopped;
+    },
   };
 }
