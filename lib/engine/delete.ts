@@ -11,12 +11,17 @@ import { runRequest } from './run.js';
 /**
  * deleteTask completes a task (semantics 3.3). A broadcast copy this engine
  * received is completed locally; everything else is one script: ownership,
- * requeue or gate accounting, sync propagation, deletion.
+ * requeue or gate accounting, sync propagation, deletion, and the outcome
+ * of a deleted task (`outcome`: its fields from the worker runtime).
  */
-export async function deleteTask(context: EngineContext, argument: unknown): Promise<void> {
+export async function deleteTask(
+  context: EngineContext,
+  argument: unknown,
+  outcome = '',
+): Promise<void> {
   assertOpen(context, 'delete');
   const now = readClock(context.clock);
-  const prepared = prepareDelete(context, argument, now);
+  const prepared = prepareDelete(context, argument, now, outcome);
   if (prepared.completedLocally) return;
   await runRequest(context, 'delete', (request) => [...prepared.args, request]);
 }
@@ -28,11 +33,14 @@ export type DeletePreparation =
 /**
  * prepareDelete validates a delete (DL1-DL4), completes a broadcast copy this
  * engine received (step 1), and otherwise builds the delete script's ARGV.
+ * `outcome` is the JSON object of the fields the deleted task's outcome gets
+ * from the worker runtime (outcome.ts outcomeFields), '' for none.
  */
 export function prepareDelete(
   context: EngineContext,
   argument: unknown,
   now: Date,
+  outcome = '',
 ): DeletePreparation {
   const { task: copy, plan } = validateDelete(argument);
 
@@ -70,6 +78,9 @@ export function prepareDelete(
       sync,
       copy.root?.[Label.Object] ?? '',
       copy.core?.[Label.Token] ?? '',
+      outcome,
+      context.options.outcomeRetention,
+      context.options.outcomeLimit,
     ],
   };
 }

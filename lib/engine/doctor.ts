@@ -335,6 +335,7 @@ export function doctorProbes(keys: QueueKeys): [string, ...string[]][] {
     ['ZCARD', keys.ready],
     ['ZCOUNT', keys.leases, '-inf', '+inf'],
     ['ZSCAN', keys.ready, '0'],
+    ['ZPOPMIN', keys['outcome-expiry'], '1'],
     ['GET', keys.layout],
     ['SET', keys.layout, layoutVersion, 'NX'],
     ['INCR', keys.sequence],
@@ -349,6 +350,9 @@ export function doctorProbes(keys: QueueKeys): [string, ...string[]][] {
     ['LSET', keys['root-jobs'], '0', '{}'],
     ['LPOP', keys['root-jobs']],
     ['PUBLISH', keys.signal, '{}'],
+    ['PUBLISH', `${keys.watch}:id`, '{}'],
+    // wait and run: a task's watch channel
+    ['SUBSCRIBE', `${keys.watch}:id`],
     // the worker: wake-up channel, progress, chore locks (Redlock)
     ['SUBSCRIBE', keys.signal],
     ['PUBLISH', keys.progress, '{}'],

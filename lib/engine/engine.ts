@@ -12,6 +12,7 @@ import { resolveEngineOptions, type EngineOptions } from './options.js';
 import { repairQueue, type RepairReport } from './repair.js';
 import { existsTask, listTasks } from './scan.js';
 import { searchTask } from './search.js';
+import { taskStatus, type TaskStatus } from './status.js';
 import { tickTemplates } from './ticker.js';
 
 /**
@@ -75,6 +76,17 @@ export class Engine {
   /** ticker emits the children of due cron templates and maintains their ticks. */
   ticker(): Promise<void> {
     return tickTemplates(this.context);
+  }
+
+  /**
+   * status tells where a task stands: queued, owned (by whom, since when,
+   * until when), waiting (until when), halted, a template, held (after which
+   * task), or finished (completed, failed, cancelled, timeout: its outcome, for
+   * as long as it is kept). Undefined when the queue neither has the task nor
+   * keeps its outcome.
+   */
+  status(id: string): Promise<TaskStatus | undefined> {
+    return taskStatus(this.context, id);
   }
 
   /**

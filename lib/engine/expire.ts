@@ -21,6 +21,8 @@ export async function expireTasks(context: EngineContext): Promise<void> {
       cutoff,
       expireBatch,
       sweep,
+      context.options.outcomeRetention,
+      context.options.outcomeLimit,
     ])) as number[];
     sweep = 0;
     if (more !== 1) return;

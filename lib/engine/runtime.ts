@@ -1,8 +1,9 @@
 import { fromReply } from '../errors.js';
+import { Label } from '../task/label.js';
 import { readObjectId } from '../task/snapshot.js';
 import type { Task } from '../task/task.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
-import { prepareDelete } from './delete.js';
+import { deleteTask, prepareDelete } from './delete.js';
 import { filterList, noFilters, type FilterList } from './filters.js';
 import { contextOf } from './handle.js';
 import { run, runRequest } from './run.js';
@@ -31,6 +32,8 @@ export interface Completion {
   task: Task;
   filters: FilterList;
   parking?: Parking;
+  /** The outcome's fields from the attempt (outcome.ts outcomeFields), if any. */
+  outcome?: string;
 }
 
 /**
@@ -63,9 +66,9 @@ export async function deleteThenSearch(
   const outcomes: (CompletionOutcome | undefined)[] = [];
   const sent: number[] = [];
   const entries: (string | number)[] = [];
-  completions.forEach(({ task, filters, parking }, index) => {
+  completions.forEach(({ task, filters, parking, outcome }, index) => {
     try {
-      const prepared = prepareDelete(context, task, now);
+      const prepared = prepareDelete(context, task, now, outcome);
       // a broadcast copy this engine received is completed here: its search follows below
       if (prepared.completedLocally) return;
       entries.push(
@@ -167,6 +170,39 @@ export async function releaseTask(engine: object, task: Task): Promise<boolean> 
   if (id === undefined) return false;
   const now = readClock(context.clock);
   return (await run(context, 'release', [now.getTime(), id, context.options.worker])) === 1;
+}
+
+/** completeTask deletes a task the worker runtime ensured, with its outcome's fields (no search follows). */
+export function completeTask(engine: object, task: Task, outcome: string): Promise<void> {
+  return deleteTask(contextOf(engine), task, outcome);
+}
+
+/**
+ * failTask records how an attempt at a task this engine's worker owns failed
+ * (fail.lua); the task stays owned until its lease ends. Says whether it was
+ * recorded (false: gone, or the claim is not this copy's).
+ */
+export async function failTask(
+  engine: object,
+  task: Task,
+  state: 'failed' | 'timeout',
+  fields: string,
+): Promise<boolean> {
+  const context = contextOf(engine);
+  assertOpen(context, 'fail');
+  const id = readObjectId(task);
+  if (id === undefined) return false;
+  const now = readClock(context.clock);
+  const answer = await runRequest(context, 'fail', (request) => [
+    now.getTime(),
+    id,
+    task.core?.[Label.Worker] ?? '',
+    task.core?.[Label.Token] ?? '',
+    state,
+    fields,
+    request,
+  ]);
+  return answer === 1;
 }
 
 /** nextDueMs is the earliest due time of a waiting exact or deferred task the last empty search saw. */

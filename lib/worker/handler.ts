@@ -16,10 +16,13 @@ export interface Handler {
   /**
    * ensure does the work. When it resolves, the task is deleted (with the
    * changes ensure made to the task object: a paging value in `sync` or a
-   * `@defer` in `cron` requeue it). When it rejects, the task stays owned
-   * until its lease ends and `expire` offers it again, one cycle more.
+   * `@defer` in `cron` requeue it), and what it resolved with, if anything,
+   * becomes the result of the task's outcome (JSON-serialisable, at most 64
+   * KiB; `engine.wait` and `engine.status` read it). When it rejects, the task
+   * stays owned until its lease ends and `expire` offers it again, one cycle
+   * more; the failure is kept with the task's status.
    */
-  ensure(task: Task, context: EnsureContext): Promise<void>;
+  ensure(task: Task, context: EnsureContext): Promise<unknown>;
   /**
    * labels, optional: a query (as for `search`) that every task this handler
    * takes matches. When each handler has one, the worker searches with them,

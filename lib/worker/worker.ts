@@ -3,8 +3,10 @@ import type { Engine } from '../engine/engine.js';
 import {
   claimedLeaseEnd,
   completeLocally,
+  completeTask,
   deleteThenSearch,
   engineContext,
+  failTask,
   filterList,
   nextDueMs,
   nextTickMs,
@@ -21,6 +23,7 @@ import { Label } from '../task/label.js';
 import type { Task } from '../task/task.js';
 import { formatTime } from '../task/time.js';
 import { readHandlers, requireEngine } from './arguments.js';
+import { Attempt } from './attempt.js';
 import { BackgroundLoop } from './background.js';
 import { Completions } from './completions.js';
 import { DeclinedTasks } from './declined.js';
@@ -445,9 +448,13 @@ export class Worker extends EventEmitter<WorkerEvents> {
       if (!(await this.begin(task, lease))) return undefined;
     }
     const started = performance.now();
+    const attempt = new Attempt(this.leaseTerms.clock);
     let failure: { error: unknown } | undefined;
+    let outcome = '';
     try {
-      await handler.ensure(task, ensureContext);
+      const result = await handler.ensure(task, ensureContext);
+      // a result that cannot be kept with the outcome fails the attempt
+      outcome = attempt.completed(result);
     } catch (error) {
       failure = { error };
     } finally {
@@ -468,9 +475,11 @@ export class Worker extends EventEmitter<WorkerEvents> {
     }
     if (failure !== undefined) {
       this.emit('task:failed', task, failure.error);
+      if (owned)
+        await this.recordFailure(task, 'failed', attempt.failed(this.engine.worker, failure.error));
       return undefined;
     }
-    return this.complete(task, slot, lease, performance.now() - started);
+    return this.complete(task, slot, lease, performance.now() - started, outcome);
   }
 
   /**
@@ -500,12 +509,13 @@ export class Worker extends EventEmitter<WorkerEvents> {
     slot: number,
     lease: Lease | undefined,
     durationMs: number,
+    fields: string,
   ): Promise<Task | undefined> {
     try {
       let next: Task | undefined;
       if (this.taking) {
         const outcome = await this.completions.complete(
-          { task, filters: this.nextFilters(), parking: this.parking(slot) },
+          { task, filters: this.nextFilters(), parking: this.parking(slot), outcome: fields },
           slot,
         );
         if (!outcome.deleted) throw outcome.error;
@@ -514,7 +524,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
         if (next === undefined && outcome.searchError === undefined)
           this.completedAndParked.add(slot);
       } else {
-        await this.engine.delete(task);
+        await completeTask(this.engine, task, fields);
       }
       this.emit('task:ensured', task, { durationMs });
       return next;
@@ -526,6 +536,19 @@ export class Worker extends EventEmitter<WorkerEvents> {
         this.report(error);
       }
       return undefined;
+    }
+  }
+
+  /** recordFailure keeps how an attempt failed, for the task's status and, if it halts, its outcome. */
+  private async recordFailure(
+    task: Task,
+    state: 'failed' | 'timeout',
+    fields: string,
+  ): Promise<void> {
+    try {
+      await failTask(this.engine, task, state, fields);
+    } catch (error) {
+      this.report(error);
     }
   }
 

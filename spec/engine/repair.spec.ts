@@ -16,6 +16,10 @@ const kept = [
   'filters',
   'filter-seen',
   'signal',
+  'outcomes',
+  'outcome-expiry',
+  'attempts',
+  'watch',
 ];
 
 describe('repair-start.lua', () => {

@@ -1,5 +1,6 @@
 --[[ expire: one batch of retention deletions and lease revocations
-  (semantics 3.6), plus one step of the sweep for records that are not tasks.
+  (semantics 3.6), plus one step of the sweep for records that are not tasks,
+  and a batch of outcome records past their time (or beyond the cap).
   The engine calls it until it reports no more work.
 
   KEYS     every key of the queue
@@ -7,6 +8,8 @@
   ARGV[2]  cutoff      13-digit creation ms: tasks created before it are past retention
   ARGV[3]  batch       how many tasks to delete or revoke at most, per kind
   ARGV[4]  sweep       how many records the sweep reads (0: no sweep)
+  ARGV[5]  retention   how long the outcome of a task a revocation halts is kept, ms (0: not kept)
+  ARGV[6]  most        how many outcomes the queue keeps at most
 
   Returns  { deleted, revoked, more }  more = 1 when a batch was full
   Errors   none: expire never fails because of the state of tasks
@@ -15,6 +18,7 @@
 --- @include "has"
 --- @include "roots"
 --- @include "index"
+--- @include "outcome"
 
 local now = tonumber(ARGV[1])
 local cutoff = ARGV[2]
@@ -61,6 +65,8 @@ for _, id in ipairs(ended) do
     store_task(id, freed)
     reindex(id, task, freed, ctx)
     revoked = revoked + 1
+    -- the circuit breaker holds it now: its waiters learn how its last attempt ended
+    if is_halted(freed) then halted_outcome(id, freed, now, tonumber(ARGV[5]), tonumber(ARGV[6])) end
   end
 end
 
@@ -112,6 +118,23 @@ for index = 1, #pools, 2 do
     for _, member in ipairs(members) do redis.call('ZREM', K['ready-filtered'], member) end
     if #members < batch then redis.call('HDEL', K['filter-pools'], filter_id) else more = 1 end
   end
+end
+
+-- Outcome records past their time go (kept while now - ended <= retention,
+-- as tasks are under cleanup), a batch per call; so do the oldest of
+-- a count beyond the cap (a record written trims only a few).
+local OUTCOME_BATCH = 200
+local past = redis.call('ZRANGEBYSCORE', K['outcome-expiry'], '-inf', '(' .. now, 'LIMIT', 0, OUTCOME_BATCH)
+if #past == OUTCOME_BATCH then more = 1 end
+for _, id in ipairs(past) do
+  redis.call('HDEL', K['outcomes'], id)
+  redis.call('ZREM', K['outcome-expiry'], id)
+end
+local over = redis.call('ZCARD', K['outcome-expiry']) - tonumber(ARGV[6])
+if over > 0 then
+  if over > OUTCOME_BATCH then more = 1 end
+  local popped = redis.call('ZPOPMIN', K['outcome-expiry'], math.min(over, OUTCOME_BATCH))
+  for index = 1, #popped, 2 do redis.call('HDEL', K['outcomes'], popped[index]) end
 end
 
 finish(ctx)

@@ -17,6 +17,8 @@ export const scripts = {
   extend: loadScript('extend'),
   cycles: loadScript('cycles'),
   release: loadScript('release'),
+  fail: loadScript('fail'),
+  status: loadScript('status'),
   unpark: loadScript('unpark'),
   repairStart: loadScript('repair-start'),
   repairRead: loadScript('repair-read'),

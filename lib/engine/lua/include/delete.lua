@@ -1,5 +1,5 @@
--- delete: steps 2 to 7 of semantics 3.3 as one function. Needs the task,
--- has and index includes.
+-- delete: steps 2 to 7 of semantics 3.3 as one function, and the outcome of
+-- a task it deletes. Needs the task, has, index and outcome includes.
 --
 -- request.now        the engine's clock, ms
 -- request.id         the copy's object id
@@ -14,6 +14,9 @@
 -- request.sync       the copy's sync when it is not empty, or nil
 -- request.root_id    the copy's root object id, or nil
 -- request.token      the copy's core token, or nil
+-- request.outcome    JSON object text of the outcome's fields the engine adds (result, startedAt, log), or nil
+-- request.retention  how long the outcome is kept (ms; 0: not kept)
+-- request.outcome_most  how many outcomes the queue keeps at most
 --
 -- Returns 1 (deleted), 2 (requeued), or an error reply: TASK_NOT_FOUND,
 -- TASK_OUTDATED, TASK_CRON, all before the first write.
@@ -163,7 +166,11 @@ local function delete(request, ctx)
   -- Step 7: delete, from the record as steps 5 and 6 may have left it.
   local current = stored
   if touched[id] then current = load_task(id) end
+  ctx.finished = id
   if current ~= nil then remove_task(id, current, ctx) end
+  ctx.finished = nil
+  record_outcome(id, outcome_json(id, 'completed', stored, request.now, request.outcome, nil), request.now,
+    request.retention, request.outcome_most)
   return 1
 end
 
@@ -176,7 +183,7 @@ local function optional_map(json)
 end
 
 -- DELETE_ARGUMENTS: how many arguments delete_request reads
-local DELETE_ARGUMENTS = 13
+local DELETE_ARGUMENTS = 16
 
 -- delete_request reads a delete's arguments from ARGV[first] on (`now`: the
 -- instant, when the caller has read it already)
@@ -199,5 +206,8 @@ local function delete_request(first, now)
     sync = optional_map(ARGV[first + 10]),
     root_id = ARGV[first + 11] ~= '' and ARGV[first + 11] or nil,
     token = ARGV[first + 12] ~= '' and ARGV[first + 12] or nil,
+    outcome = ARGV[first + 13] ~= '' and ARGV[first + 13] or nil,
+    retention = tonumber(ARGV[first + 14]),
+    outcome_most = tonumber(ARGV[first + 15]),
   }
 end
