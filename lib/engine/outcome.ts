@@ -67,10 +67,10 @@ export interface AttemptFields {
 export function outcomeFields(fields: AttemptFields): string {
   const parts: string[] = [];
   if (fields.result !== undefined) {
+    // undefined for a function or a symbol: no result
     let json: string | undefined;
     try {
-      // undefined for a function or a symbol: no result
-      json = JSON.stringify(fields.result) as string | undefined;
+      json = JSON.stringify(fields.result) as string | undefined; // eslint-disable-line @typescript-eslint/no-unnecessary-type-assertion
     } catch (error) {
       throw new TaskResultError(`the handler's result is not JSON-serialisable: ${reason(error)}`);
     }
