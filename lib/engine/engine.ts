@@ -13,6 +13,8 @@ import { repairQueue, type RepairReport } from './repair.js';
 import { existsTask, listTasks } from './scan.js';
 import { searchTask } from './search.js';
 import { taskStatus, type TaskStatus } from './status.js';
+import type { Outcome } from './outcome.js';
+import { runTask, waitFor, type RunOptions, type WaitOptions } from './wait.js';
 import { tickTemplates } from './ticker.js';
 
 /**
@@ -90,6 +92,28 @@ export class Engine {
   }
 
   /**
+   * wait resolves with a task's outcome once it finished (at once if it has):
+   * completed, with its handler's result; failed or timeout, once the
+   * circuit breaker halted it; cancelled. It listens on the task's channel,
+   * so a waiter in any process hears it within a round trip. Rejects with
+   * WaitTimeoutError after `timeout` ms, the signal's reason when `signal`
+   * aborts, TaskNotFoundError when the queue neither has the task nor keeps
+   * its outcome. `onClaim` and `onProgress` hear its claims and progress.
+   */
+  wait(id: string, options?: WaitOptions): Promise<Outcome> {
+    return waitFor(this.context, id, options);
+  }
+
+  /**
+   * run creates a task and waits for its outcome (create, then wait). With
+   * `acceptTimeout`, a task no worker claimed in time is removed, in one
+   * step with that check, and run rejects with AcceptTimeoutError.
+   */
+  run(task: Task, options?: RunOptions): Promise<Outcome> {
+    return runTask(this.context, task, options);
+  }
+
+  /**
    * doctor checks the Redis this engine talks to (eviction policy, persistence,
    * version, cluster mode, clock skew, the queue's layout, ACL permissions) and
    * returns a report; it only reads.
@@ -134,6 +158,9 @@ export class Engine {
     this.context.closeHooks.clear();
     const reason = new Error('Engine.close: the engine was closed');
     const stopping = hooks.map((hook) => hook(reason));
+    const watcher = this.context.watcher;
+    this.context.watcher = undefined;
+    await watcher?.close(new Error('Engine.close: the engine closed while waiting'));
     await closeConnection(this.context.connection);
     const closedError = new Error('Engine.close: the engine closed before Redis answered');
     for (const reject of this.context.pending) reject(closedError);

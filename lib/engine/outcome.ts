@@ -127,6 +127,11 @@ export function readOutcome(json: string | null | undefined): Outcome | undefine
   } catch {
     return undefined;
   }
+  return outcomeOf(parsed);
+}
+
+/** outcomeOf reads a parsed stored outcome (a watch message carries one) as readOutcome does. */
+export function outcomeOf(parsed: unknown): Outcome | undefined {
   if (typeof parsed !== 'object' || parsed === null) return undefined;
   const value = parsed as Record<string, unknown>;
   const { id, state, createdAt, endedAt, cycles } = value;

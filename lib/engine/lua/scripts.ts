@@ -18,6 +18,7 @@ export const scripts = {
   cycles: loadScript('cycles'),
   release: loadScript('release'),
   fail: loadScript('fail'),
+  withdraw: loadScript('withdraw'),
   status: loadScript('status'),
   unpark: loadScript('unpark'),
   repairStart: loadScript('repair-start'),

@@ -1,0 +1,21 @@
+// Another process's engine for the wait, run and cancel tests: runs one
+// operation on a task and prints its answer as one JSON line ({ value } or
+// { error: code or message }), then exits. Uses the built package.
+//   node engine-call.js <redis> <queue> wait <id> [timeout ms]
+//   node engine-call.js <redis> <queue> cancel <id>
+import { Engine } from '../../dist/index.js';
+
+const [redis, queue, operation, id, timeout] = process.argv.slice(2);
+const engine = new Engine({ redis, queue, worker: `call-${process.pid}` });
+let answer;
+try {
+  const value =
+    operation === 'wait'
+      ? await engine.wait(id, timeout === undefined ? {} : { timeout: Number(timeout) })
+      : await engine.cancel(id);
+  answer = { value };
+} catch (error) {
+  answer = { error: error.code ?? error.message };
+}
+process.stdout.write(`${JSON.stringify(answer)}\n`);
+await engine.close();
