@@ -8,12 +8,13 @@ import { Engine } from '../../dist/index.js';
 const [redis, queue, operation, id, timeout] = process.argv.slice(2);
 const engine = new Engine({ redis, queue, worker: `call-${process.pid}` });
 let answer;
+const startedAt = Date.now(); // the cancel latency test reads when the call began
 try {
   const value =
     operation === 'wait'
       ? await engine.wait(id, timeout === undefined ? {} : { timeout: Number(timeout) })
       : await engine.cancel(id);
-  answer = { value };
+  answer = { value, startedAt };
 } catch (error) {
   answer = { error: error.code ?? error.message };
 }

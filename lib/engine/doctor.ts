@@ -351,10 +351,12 @@ export function doctorProbes(keys: QueueKeys): [string, ...string[]][] {
     ['LPOP', keys['root-jobs']],
     ['PUBLISH', keys.signal, '{}'],
     ['PUBLISH', `${keys.watch}:id`, '{}'],
+    ['PUBLISH', keys.control, '{}'],
     // wait and run: a task's watch channel
     ['SUBSCRIBE', `${keys.watch}:id`],
     // the worker: wake-up channel, progress, chore locks (Redlock)
     ['SUBSCRIBE', keys.signal],
+    ['SUBSCRIBE', keys.control],
     ['PUBLISH', keys.progress, '{}'],
     ['SET', lock, 'token', 'PX', '1000'],
     ['EVALSHA', scripts.search.sha, '1', lock, 'token', '1000'],

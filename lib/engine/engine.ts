@@ -1,4 +1,5 @@
 import type { Task } from '../task/task.js';
+import { cancelTask } from './cancel.js';
 import { closeConnection } from './connection.js';
 import { createEngineContext, type EngineContext } from './context.js';
 import { createTask } from './create.js';
@@ -111,6 +112,18 @@ export class Engine {
    */
   run(task: Task, options?: RunOptions): Promise<Outcome> {
     return runTask(this.context, task, options);
+  }
+
+  /**
+   * cancel stops a task from any process: one nobody claimed is removed and
+   * never runs; one a worker runs is revoked, and its handler's signal
+   * aborts within milliseconds (TaskCancelledError; the worker listens on the
+   * queue's control channel). Its outcome is `cancelled`. Resolves true when
+   * this call cancelled it, false when it had finished already; rejects with
+   * TaskNotFoundError when the queue neither has it nor keeps its outcome.
+   */
+  cancel(id: string): Promise<boolean> {
+    return cancelTask(this.context, id);
   }
 
   /**

@@ -30,6 +30,17 @@ export interface Handler {
    * other's tasks.
    */
   labels?: Task;
+  /**
+   * timeout, optional: how long (ms) an ensure may run, for every task or per
+   * task (a function, say of a label of the task's meta; undefined: no limit).
+   * When it runs out, the signal aborts with TaskTimeoutError and the attempt
+   * counts as failed (state `timeout`), whatever ensure answers: the task is
+   * retried after its lease ends, and the circuit breaker's outcome is
+   * `timeout`.
+   *
+   *     timeout: (task) => Number(task.meta?.['x.api.io/timeout-ms'] ?? 60_000)
+   */
+  timeout?: number | ((task: Task) => number | undefined);
 }
 
 /** EnsureContext is what a running ensure gets besides its task. */
@@ -68,4 +79,33 @@ export function searchFilters(handlers: readonly Handler[]): (Task | undefined)[
     filters.push(handler.labels as Task);
   }
   return filters;
+}
+
+/** The longest a handler timeout may be (ms): what a timer waits at most. */
+export const maxHandlerTimeoutMs = 2 ** 31 - 1;
+
+/**
+ * handlerTimeout is a handler's timeout for a task, in ms, or undefined
+ * (none, or a function that answered something that is not a timeout).
+ */
+export function handlerTimeout(handler: Handler, task: Task): number | undefined {
+  let timeout: unknown = handler.timeout;
+  if (typeof timeout === 'function') {
+    try {
+      timeout = (timeout as (task: Task) => unknown)(task);
+    } catch {
+      return undefined;
+    }
+  }
+  return isTimeout(timeout) ? timeout : undefined;
+}
+
+/** isTimeout: a positive integer of ms a timer can wait. */
+export function isTimeout(value: unknown): value is number {
+  return (
+    typeof value === 'number' &&
+    Number.isInteger(value) &&
+    value > 0 &&
+    value <= maxHandlerTimeoutMs
+  );
 }

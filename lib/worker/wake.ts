@@ -21,6 +21,8 @@ export class WakeUp {
   private closed = false;
   /** called with the engine-time instant of a template tick announced on the channel */
   onTick: ((tickMs: number) => void) | undefined;
+  /** called with each message of the control channel (cancel: which task to stop) */
+  onControl: ((message: string) => void) | undefined;
 
   constructor(
     private readonly client: RedisClient,
@@ -31,6 +33,8 @@ export class WakeUp {
     /** engine ms per real ms */
     private readonly timeScale = 1,
     slots = 1,
+    /** the queue's control channel, subscribed with the signal channel on the same connection */
+    private readonly controlChannel?: string,
   ) {
     this.generations = Array.from({ length: slots }, () => 0);
     this.waiters = Array.from({ length: slots }, () => undefined);
@@ -49,9 +53,11 @@ export class WakeUp {
     subscriber.on('ready', () => this.notify());
     subscriber.on('message', (channel: string, message: string) => {
       if (channel === this.channel) this.onMessage(message);
+      else if (channel === this.controlChannel) this.onControl?.(message);
     });
     this.subscriber = subscriber;
-    await subscriber.subscribe(this.channel);
+    if (this.controlChannel === undefined) await subscriber.subscribe(this.channel);
+    else await subscriber.subscribe(this.channel, this.controlChannel);
   }
 
   /** notify wakes every slot. */

@@ -18,7 +18,7 @@ import {
 } from '../engine/runtime.js';
 import { assertOpen } from '../engine/context.js';
 import { checkLayout } from '../engine/layout.js';
-import { TaskOutdatedError } from '../errors.js';
+import { TaskCancelledError, TaskOutdatedError, TaskTimeoutError } from '../errors.js';
 import { Label } from '../task/label.js';
 import type { Task } from '../task/task.js';
 import { formatTime } from '../task/time.js';
@@ -28,7 +28,13 @@ import { BackgroundLoop } from './background.js';
 import { Completions } from './completions.js';
 import { DeclinedTasks } from './declined.js';
 import type { WorkerEvents } from './events.js';
-import { pickHandler, searchFilters, type EnsureContext, type Handler } from './handler.js';
+import {
+  handlerTimeout,
+  pickHandler,
+  searchFilters,
+  type EnsureContext,
+  type Handler,
+} from './handler.js';
 import { isLost, LazyAbort, Lease, type LeaseTerms } from './lease.js';
 import {
   leaseMarginMs,
@@ -96,6 +102,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private readonly declined = new DeclinedTasks();
   /** Slots whose last completion's search found no work, and so parked. */
   private readonly completedAndParked = new Set<number>();
+  /** Tasks being ensured that engine.cancel stopped: their handlers' signals aborted. */
+  private readonly cancelled = new Set<string>();
 
   /**
    * Checks every argument here, so a worker that was built runs: a TypeError
@@ -172,7 +180,9 @@ export class Worker extends EventEmitter<WorkerEvents> {
         (error) => this.report(error),
         this.options.timeScale,
         this.options.concurrency,
+        context.keys.control,
       );
+      this.wake.onControl = (message) => this.control(message);
       await this.wake.start();
       assertOpen(context, 'Worker.start'); // closed while the subscription was made
     } catch (error) {
@@ -451,6 +461,17 @@ export class Worker extends EventEmitter<WorkerEvents> {
     const attempt = new Attempt(this.leaseTerms.clock);
     let failure: { error: unknown } | undefined;
     let outcome = '';
+    const timeout = handlerTimeout(handler, task);
+    let timedOut: TaskTimeoutError | undefined;
+    const timer =
+      timeout === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = new TaskTimeoutError(
+              `Worker: the handler of task ${id} ran longer than its timeout of ${timeout} ms`,
+            );
+            controller.abort(timedOut);
+          }, timeout);
     try {
       const result = await handler.ensure(task, ensureContext);
       // a result that cannot be kept with the outcome fails the attempt
@@ -458,10 +479,20 @@ export class Worker extends EventEmitter<WorkerEvents> {
     } catch (error) {
       failure = { error };
     } finally {
+      clearTimeout(timer);
       this.forget(id, lease);
     }
+    if (this.cancelled.delete(id)) return undefined; // gone from the queue: nothing to keep
     if (lease?.lost === true) {
       if (failure !== undefined) this.emit('task:failed', task, failure.error);
+      return undefined;
+    }
+    if (timedOut !== undefined) {
+      // the attempt failed, whatever ensure answered: the task stays owned
+      // until its lease ends, and expire offers it again one cycle more
+      this.emit('task:failed', task, timedOut);
+      if (owned)
+        await this.recordFailure(task, 'timeout', attempt.failed(this.engine.worker, timedOut));
       return undefined;
     }
     if (controller.isAborted) {
@@ -550,6 +581,28 @@ export class Worker extends EventEmitter<WorkerEvents> {
     } catch (error) {
       this.report(error);
     }
+  }
+
+  /**
+   * control handles a message of the queue's control channel: a task this
+   * worker runs was cancelled, so its handler's signal aborts now (the task
+   * is gone from the queue; nothing of this attempt is kept).
+   */
+  private control(message: string): void {
+    let id: unknown;
+    try {
+      ({ c: id } = JSON.parse(message) as { c?: unknown });
+    } catch {
+      return;
+    }
+    if (typeof id !== 'string') return;
+    const controller = this.running.get(id);
+    if (controller === undefined) return;
+    this.cancelled.add(id);
+    const error = new TaskCancelledError(`Worker: task ${id} was cancelled`);
+    const lease = this.leases.get(id);
+    if (lease !== undefined) lease.lose(error);
+    else controller.abort(error);
   }
 
   private async release(task: Task): Promise<void> {

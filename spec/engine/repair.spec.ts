@@ -20,6 +20,7 @@ const kept = [
   'outcome-expiry',
   'attempts',
   'watch',
+  'control',
 ];
 
 describe('repair-start.lua', () => {

@@ -19,6 +19,7 @@ export const scripts = {
   release: loadScript('release'),
   fail: loadScript('fail'),
   withdraw: loadScript('withdraw'),
+  cancel: loadScript('cancel'),
   status: loadScript('status'),
   unpark: loadScript('unpark'),
   repairStart: loadScript('repair-start'),
