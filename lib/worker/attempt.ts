@@ -1,24 +1,50 @@
 import type { Clock } from '../clock.js';
-import { outcomeFields } from '../engine/outcome.js';
+import { cut, outcomeFields, outcomeLimits } from '../engine/outcome.js';
 
 /**
  * Attempt is what the worker runtime keeps of one run of a handler, for the
- * task's outcome: when it started (engine time) and what it ended with.
+ * task's outcome: when it started (engine time), its log, and what it ended
+ * with.
  */
 export class Attempt {
-  readonly startedMs: number;
+  private startedMs: number;
+  private readonly lines: string[] = [];
+  private dropped = 0;
 
-  constructor(clock: Clock) {
+  constructor(private readonly clock: Clock) {
     this.startedMs = clock().getTime();
+  }
+
+  /** start marks when the handler's ensure was called. */
+  start(): void {
+    this.startedMs = this.clock().getTime();
+  }
+
+  /**
+   * log keeps a line of the task's log (context.log): at most
+   * outcomeLimits.logLines lines, each cut at outcomeLimits.lineChars; the
+   * last kept line then says how many were dropped.
+   */
+  log(line: unknown): void {
+    if (this.lines.length < outcomeLimits.logLines - 1) this.lines.push(cut(String(line)));
+    else this.dropped++;
   }
 
   /** completed: the outcome's fields of an ensure that resolved with `result` (TaskResultError when it cannot be kept). */
   completed(result: unknown): string {
-    return outcomeFields({ result, startedMs: this.startedMs });
+    return outcomeFields({ result, startedMs: this.startedMs, log: this.kept() });
   }
 
   /** failed: the fields of an attempt that failed with `error`, run by `worker`. */
   failed(worker: string, error: unknown): string {
-    return outcomeFields({ worker, error, startedMs: this.startedMs });
+    return outcomeFields({ worker, error, startedMs: this.startedMs, log: this.kept() });
+  }
+
+  private kept(): string[] {
+    if (this.dropped === 0) return this.lines;
+    return [
+      ...this.lines,
+      `… ${this.dropped} more line(s) dropped: a task keeps ${outcomeLimits.logLines} lines`,
+    ];
   }
 }

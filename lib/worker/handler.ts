@@ -56,6 +56,13 @@ export interface EnsureContext {
   extend(): Promise<void>;
   /** progress publishes a value other processes can observe (see the README). */
   progress(value: unknown): Promise<void>;
+  /**
+   * log adds a line to the task's log, kept with its outcome (or its failed
+   * attempt) for `engine.status` and `rescue tasks show`: at most 100 lines
+   * per attempt, each cut at 1,000 characters; nothing reaches Redis before
+   * the attempt ends.
+   */
+  log(line: string): void;
 }
 
 /** pickHandler returns the first handler that takes the task, or undefined. */

@@ -445,12 +445,14 @@ export class Worker extends EventEmitter<WorkerEvents> {
         )
       : undefined;
     const controller = lease?.controller ?? new LazyAbort();
+    const attempt = new Attempt(this.leaseTerms.clock);
     const ensureContext: EnsureContext = {
       get signal() {
         return controller.signal;
       },
       extend: () => (lease === undefined ? Promise.resolve() : lease.extend()),
       progress: (value) => this.progress(task, value),
+      log: (line) => attempt.log(line),
     };
     this.running.set(id, controller);
     if (lease !== undefined) {
@@ -458,7 +460,6 @@ export class Worker extends EventEmitter<WorkerEvents> {
       if (!(await this.begin(task, lease))) return undefined;
     }
     const started = performance.now();
-    const attempt = new Attempt(this.leaseTerms.clock);
     let failure: { error: unknown } | undefined;
     let outcome = '';
     const timeout = handlerTimeout(handler, task);
@@ -472,6 +473,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
             );
             controller.abort(timedOut);
           }, timeout);
+    attempt.start();
     try {
       const result = await handler.ensure(task, ensureContext);
       // a result that cannot be kept with the outcome fails the attempt
