@@ -18,10 +18,11 @@ export async function deleteTask(
   context: EngineContext,
   argument: unknown,
   outcome = '',
+  children = '',
 ): Promise<void> {
   assertOpen(context, 'delete');
   const now = readClock(context.clock);
-  const prepared = prepareDelete(context, argument, now, outcome);
+  const prepared = prepareDelete(context, argument, now, outcome, children);
   if (prepared.completedLocally) return;
   await runRequest(context, 'delete', (request) => [...prepared.args, request]);
 }
@@ -34,13 +35,15 @@ export type DeletePreparation =
  * prepareDelete validates a delete (DL1-DL4), completes a broadcast copy this
  * engine received (step 1), and otherwise builds the delete script's ARGV.
  * `outcome` is the JSON object of the fields the deleted task's outcome gets
- * from the worker runtime (outcome.ts outcomeFields), '' for none.
+ * from the worker runtime (outcome.ts outcomeFields), '' for none;
+ * `children` the JSON array of the tasks its handler spawned, '' for none.
  */
 export function prepareDelete(
   context: EngineContext,
   argument: unknown,
   now: Date,
   outcome = '',
+  children = '',
 ): DeletePreparation {
   const { task: copy, plan } = validateDelete(argument);
 
@@ -81,6 +84,7 @@ export function prepareDelete(
       outcome,
       context.options.outcomeRetention,
       context.options.outcomeLimit,
+      children,
     ],
   };
 }

@@ -2,7 +2,7 @@ import type { Task } from '../task/task.js';
 import { cancelTask } from './cancel.js';
 import { closeConnection } from './connection.js';
 import { createEngineContext, type EngineContext } from './context.js';
-import { createTask } from './create.js';
+import { createTask, type CreateOptions } from './create.js';
 import { resetCycles } from './cycles.js';
 import { deleteTask } from './delete.js';
 import { runDoctor, type DoctorReport } from './doctor.js';
@@ -36,9 +36,14 @@ export class Engine {
     bindContext(this, this.context);
   }
 
-  /** create stores a new task and returns it with its object id; the argument gets the same additions. */
-  create(task: Task): Promise<Task> {
-    return createTask(this.context, task);
+  /**
+   * create stores a new task and returns it with its object id; the argument
+   * gets the same additions. With `after`, the task is held until the task of
+   * that id completes (then it joins the queue, in the same step), and
+   * dropped if that task leaves the queue otherwise (cancelled with it).
+   */
+  create(task: Task, options?: CreateOptions): Promise<Task> {
+    return createTask(this.context, task, options);
   }
 
   /** search returns a task now owned by this worker (or a broadcast task), or undefined when there is no work. */

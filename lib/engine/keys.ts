@@ -76,6 +76,8 @@ export const keyNames = [
   'outcome-expiry', // zset: ids in `outcomes`, score = when the record goes (ms); expire trims it, the count is capped
   'attempts', // hash: id of a task in the queue -> `<failed|timeout>|<JSON>` of its last failed attempt
   'claimed', // hash: id of each owned task -> when it was claimed (ms)
+  'held', // hash: id of a task created `after` another -> `<predecessor id>\0<due ms or ''>\0<stored JSON>`
+  'followers', // zset (lex): `<predecessor id>\0<id>` of each held task
   'control', // pub/sub channel (not a key) on which cancel tells workers which running task to stop
   'watch', // prefix of the pub/sub channels `<watch>:<id>` (not keys) on which a task's outcome and progress are told
 ] as const;

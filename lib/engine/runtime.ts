@@ -3,6 +3,7 @@ import { Label } from '../task/label.js';
 import { readObjectId } from '../task/snapshot.js';
 import type { Task } from '../task/task.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
+import { prepareCreate } from './create.js';
 import { deleteTask, prepareDelete } from './delete.js';
 import { filterList, noFilters, type FilterList } from './filters.js';
 import { contextOf } from './handle.js';
@@ -34,6 +35,8 @@ export interface Completion {
   parking?: Parking;
   /** The outcome's fields from the attempt (outcome.ts outcomeFields), if any. */
   outcome?: string;
+  /** The tasks its handler spawned (spawnedArgs), if any. */
+  children?: string;
 }
 
 /**
@@ -66,9 +69,9 @@ export async function deleteThenSearch(
   const outcomes: (CompletionOutcome | undefined)[] = [];
   const sent: number[] = [];
   const entries: (string | number)[] = [];
-  completions.forEach(({ task, filters, parking, outcome }, index) => {
+  completions.forEach(({ task, filters, parking, outcome, children }, index) => {
     try {
-      const prepared = prepareDelete(context, task, now, outcome);
+      const prepared = prepareDelete(context, task, now, outcome, children);
       // a broadcast copy this engine received is completed here: its search follows below
       if (prepared.completedLocally) return;
       entries.push(
@@ -172,9 +175,27 @@ export async function releaseTask(engine: object, task: Task): Promise<boolean> 
   return (await run(context, 'release', [now.getTime(), id, context.options.worker])) === 1;
 }
 
-/** completeTask deletes a task the worker runtime ensured, with its outcome's fields (no search follows). */
-export function completeTask(engine: object, task: Task, outcome: string): Promise<void> {
-  return deleteTask(contextOf(engine), task, outcome);
+/** completeTask deletes a task the worker runtime ensured, with its outcome's fields and spawned tasks (no search follows). */
+export function completeTask(
+  engine: object,
+  task: Task,
+  outcome: string,
+  children: string,
+): Promise<void> {
+  return deleteTask(contextOf(engine), task, outcome, children);
+}
+
+/** The most tasks one handler run may spawn: they are stored by the script that completes it. */
+export const spawnMost = 100;
+
+/**
+ * prepareSpawn validates a task a running handler spawns (as create does,
+ * at this instant) and returns what the completing script stores.
+ */
+export function prepareSpawn(engine: object, task: Task): unknown[] {
+  const context = contextOf(engine);
+  const { args } = prepareCreate(task, readClock(context.clock));
+  return args;
 }
 
 /**

@@ -49,7 +49,14 @@ export interface TaskStatus {
 }
 
 /** StatusReply is what the status script answers (status.lua). */
-type StatusReply = [record: string, outcome: string, claimed: string, due: string, attempt: string];
+type StatusReply = [
+  record: string,
+  outcome: string,
+  claimed: string,
+  due: string,
+  attempt: string,
+  held: string,
+];
 
 /** readId checks an object id argument (status, wait, cancel): TaskCoreError for anything else. */
 export function readId(id: unknown, operation: string): string {
@@ -75,9 +82,14 @@ export async function taskStatus(
 }
 
 function statusFrom(id: string, reply: StatusReply, nowMs: number): TaskStatus | undefined {
-  const [record, outcomeJson, claimed, due, attempt] = reply;
+  const [record, outcomeJson, claimed, due, attempt, held] = reply;
   const outcome = readOutcome(outcomeJson);
   const task = tryDecodeStored(id, record === '' ? undefined : record);
+  const hold = /^([^\0]*)\0[^\0]*\0([\s\S]*)$/.exec(held);
+  const heldTask = hold === null ? undefined : tryDecodeStored(id, hold[2]);
+  if (task === undefined && hold !== null && heldTask !== undefined) {
+    return { id, state: 'held', task: heldTask, after: hold[1] ?? '' };
+  }
   if (task === undefined)
     return outcome === undefined ? undefined : { id, state: outcome.state, outcome };
 

@@ -1,5 +1,7 @@
 import type { Clock } from '../clock.js';
 import { cut, outcomeFields, outcomeLimits } from '../engine/outcome.js';
+import { spawnMost } from '../engine/runtime.js';
+import { TaskLimitError } from '../errors.js';
 
 /**
  * Attempt is what the worker runtime keeps of one run of a handler, for the
@@ -10,6 +12,8 @@ export class Attempt {
   private startedMs: number;
   private readonly lines: string[] = [];
   private dropped = 0;
+  /** The tasks the handler spawned: what the completing script stores (create's arguments). */
+  private readonly spawned: unknown[][] = [];
 
   constructor(private readonly clock: Clock) {
     this.startedMs = clock().getTime();
@@ -28,6 +32,23 @@ export class Attempt {
   log(line: unknown): void {
     if (this.lines.length < outcomeLimits.logLines - 1) this.lines.push(cut(String(line)));
     else this.dropped++;
+  }
+
+  /**
+   * spawn keeps a task the handler spawned, validated now (TaskLimitError
+   * beyond spawnMost): it joins the queue in the step that completes this
+   * attempt, and never if the attempt fails.
+   */
+  spawn(prepared: unknown[]): void {
+    if (this.spawned.length >= spawnMost) {
+      throw new TaskLimitError(`spawn: a handler run may spawn at most ${spawnMost} tasks`);
+    }
+    this.spawned.push(prepared);
+  }
+
+  /** children: the spawned tasks as the delete script reads them, '' for none. */
+  children(): string {
+    return this.spawned.length === 0 ? '' : JSON.stringify(this.spawned);
   }
 
   /** completed: the outcome's fields of an ensure that resolved with `result` (TaskResultError when it cannot be kept). */

@@ -63,6 +63,14 @@ export interface EnsureContext {
    * the attempt ends.
    */
   log(line: string): void;
+  /**
+   * spawn adds follow-up work: the task is validated now (as `create` would,
+   * throwing its errors; at most 100 per run) and joins the queue in the same
+   * step that completes this task, once ensure resolved. If the run fails,
+   * is cancelled or loses the task, it never appears. The outcome lists the
+   * ids (`children`).
+   */
+  spawn(task: Task): void;
 }
 
 /** pickHandler returns the first handler that takes the task, or undefined. */

@@ -10,6 +10,7 @@ import {
   filterList,
   nextDueMs,
   nextTickMs,
+  prepareSpawn,
   releaseTask,
   searchFor,
   unparkSlots,
@@ -453,6 +454,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
       extend: () => (lease === undefined ? Promise.resolve() : lease.extend()),
       progress: (value) => this.progress(task, value),
       log: (line) => attempt.log(line),
+      spawn: (child) => attempt.spawn(prepareSpawn(this.engine, child)),
     };
     this.running.set(id, controller);
     if (lease !== undefined) {
@@ -512,7 +514,14 @@ export class Worker extends EventEmitter<WorkerEvents> {
         await this.recordFailure(task, 'failed', attempt.failed(this.engine.worker, failure.error));
       return undefined;
     }
-    return this.complete(task, slot, lease, performance.now() - started, outcome);
+    return this.complete(
+      task,
+      slot,
+      lease,
+      performance.now() - started,
+      outcome,
+      attempt.children(),
+    );
   }
 
   /**
@@ -543,12 +552,19 @@ export class Worker extends EventEmitter<WorkerEvents> {
     lease: Lease | undefined,
     durationMs: number,
     fields: string,
+    children: string,
   ): Promise<Task | undefined> {
     try {
       let next: Task | undefined;
       if (this.taking) {
         const outcome = await this.completions.complete(
-          { task, filters: this.nextFilters(), parking: this.parking(slot), outcome: fields },
+          {
+            task,
+            filters: this.nextFilters(),
+            parking: this.parking(slot),
+            outcome: fields,
+            children,
+          },
           slot,
         );
         if (!outcome.deleted) throw outcome.error;
@@ -557,7 +573,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
         if (next === undefined && outcome.searchError === undefined)
           this.completedAndParked.add(slot);
       } else {
-        await completeTask(this.engine, task, fields);
+        await completeTask(this.engine, task, fields, children);
       }
       this.emit('task:ensured', task, { durationMs });
       return next;

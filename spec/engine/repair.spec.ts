@@ -21,6 +21,8 @@ const kept = [
   'attempts',
   'watch',
   'control',
+  'held',
+  'followers',
 ];
 
 describe('repair-start.lua', () => {

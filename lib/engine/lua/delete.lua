@@ -17,12 +17,17 @@
   ARGV[14] outcome     JSON object of the outcome's fields the engine adds (result, startedAt, log), or ''
   ARGV[15] retention   how long a deleted task's outcome is kept, ms (0: not kept)
   ARGV[16] most        how many outcomes the queue keeps at most
-  ARGV[17] request     the idempotent request (include/request.lua)
+  ARGV[17] children    JSON array of the tasks its handler spawned, each
+                       [task JSON, due ms, tick+1 ms, check ms] as create takes them, or ''
+  ARGV[18] request     the idempotent request (include/request.lua)
 
   Returns  1 (deleted: its outcome, completed, is recorded and told on the
-           task's watch channel) or 2 (requeued); the same again for the same request
+           task's watch channel, and the tasks held after it are released) or 2
+           (requeued); either way its spawned tasks are stored; the same again
+           for the same request
   Errors   TASK_NOT_FOUND, TASK_OUTDATED (the copy's worker or fencing token is
-           not the stored claim's), TASK_CRON, all before the first write
+           not the stored claim's), TASK_CRON, TASK_LIMIT (a spawned leaf with
+           a root of patterns and no room), all before the first write
 ]]
 --- @include "task"
 --- @include "request"
@@ -33,11 +38,11 @@
 --- @include "delete"
 
 local request = delete_request(1)
-local kept = replayed(ARGV[17])
+local kept = replayed(ARGV[18])
 if kept ~= nil then return tonumber(kept) end
 local ctx = new_context(request.now)
 local result = delete(request, ctx)
 if type(result) == 'table' then return result end
 finish(ctx)
-remember(ARGV[17], request.now, tostring(result))
+remember(ARGV[18], request.now, tostring(result))
 return result

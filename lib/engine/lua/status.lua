@@ -1,12 +1,12 @@
 #!lua flags=no-writes
 --[[ status: what the queue knows of one task, read at one instant: its
   record, its outcome, when it was claimed, when it is due, its last failed
-  attempt (engine.status, lib/engine/status.ts).
+  attempt, its hold (engine.status, lib/engine/status.ts).
 
   KEYS     every key of the queue
   ARGV[1]  id
 
-  Returns  { record, outcome, claimed ms, due ms, attempt }, '' for each the queue does not have
+  Returns  { record, outcome, claimed ms, due ms, attempt, held }, '' for each the queue does not have
   Errors   none
 ]]
 local id = ARGV[1]
@@ -16,4 +16,5 @@ return {
   redis.call('HGET', K['claimed'], id) or '',
   redis.call('HGET', K['due'], id) or '',
   redis.call('HGET', K['attempts'], id) or '',
+  redis.call('HGET', K['held'], id) or '',
 }

@@ -494,6 +494,18 @@ local function remove_task(id, task, ctx)
   redis.call('HDEL', K['tasks'], id)
   redis.call('HDEL', K['attempts'], id)
   if ctx.finished ~= id then redis.call('PUBLISH', K['watch'] .. ':' .. id, '{"r":1}') end
+  -- tasks held after it that its completion did not release (it left the
+  -- queue otherwise) are dropped; cancel records theirs as cancelled first
+  if ctx.followers == nil then ctx.followers = redis.call('EXISTS', K['followers']) == 1 end
+  if ctx.followers then
+    local members = redis.call('ZRANGEBYLEX', K['followers'], '[' .. id .. '\0', '[' .. id .. '\0\255', 'LIMIT', 0, 100)
+    for _, member in ipairs(members) do
+      local follower = string.sub(member, #id + 2)
+      redis.call('ZREM', K['followers'], member)
+      redis.call('HDEL', K['held'], follower)
+      redis.call('PUBLISH', K['watch'] .. ':' .. follower, '{"r":1}')
+    end
+  end
 end
 
 -- ctx.owners      changes of the owners counts not yet written (see finish)

@@ -46,3 +46,47 @@ local function halted_outcome(id, task, now, retention, most)
   if attempt then state, fields = string.match(attempt, '^([a-z]+)|%d+|(.*)$') end
   record_outcome(id, outcome_json(id, state or 'failed', task, now, fields, nil), now, retention, most)
 end
+
+-- FOLLOWERS_MOST: how many tasks may be held after one task (each is released
+-- by the script that completes it)
+local FOLLOWERS_MOST = 100
+
+local function followers_of(id)
+  return redis.call('ZRANGEBYLEX', K['followers'], '[' .. id .. '\0', '[' .. id .. '\0\255', 'LIMIT', 0, FOLLOWERS_MOST)
+end
+
+-- take_held removes a held task and returns it, with its due ms (or nil)
+local function take_held(follower)
+  local held = redis.call('HGET', K['held'], follower)
+  if not held then return nil, nil end
+  redis.call('HDEL', K['held'], follower)
+  local predecessor, due, json = string.match(held, '^([^%z]*)%z([^%z]*)%z(.*)$')
+  if predecessor ~= nil then redis.call('ZREM', K['followers'], predecessor .. '\0' .. follower) end
+  return decode_stored(follower, json or ''), tonumber(due or '')
+end
+
+-- release_followers: the tasks held after a task that completed join the queue
+local function release_followers(id, ctx)
+  for _, member in ipairs(followers_of(id)) do
+    local follower = string.sub(member, #id + 2)
+    redis.call('ZREM', K['followers'], member)
+    local task, due = take_held(follower)
+    if task ~= nil then
+      store_task(follower, task)
+      ctx.due_ms = due
+      reindex(follower, nil, task, ctx)
+      ctx.due_ms = nil
+    end
+  end
+end
+
+-- cancel_followers: the tasks held after a task that was cancelled are cancelled too
+local function cancel_followers(id, now, retention, most)
+  local fields = '{"error":{"message":"cancelled with task ' .. id .. ', which it was created after","code":"'
+    .. E_TASK_CANCELLED .. '"}}'
+  for _, member in ipairs(followers_of(id)) do
+    local follower = string.sub(member, #id + 2)
+    local task = take_held(follower)
+    record_outcome(follower, outcome_json(follower, 'cancelled', task, now, fields, nil), now, retention, most)
+  end
+end
