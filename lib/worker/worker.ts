@@ -18,6 +18,7 @@ import {
   type Parking,
 } from '../engine/runtime.js';
 import { assertOpen } from '../engine/context.js';
+import { watchChannel } from '../engine/keys.js';
 import { checkLayout } from '../engine/layout.js';
 import { TaskCancelledError, TaskOutdatedError, TaskTimeoutError } from '../errors.js';
 import { Label } from '../task/label.js';
@@ -631,18 +632,23 @@ export class Worker extends EventEmitter<WorkerEvents> {
     }
   }
 
+  /** progress tells the queue's progress channel, and the waiters of the task (its watch channel). */
   private async progress(task: Task, value: unknown): Promise<void> {
     const context = engineContext(this.engine);
     this.emit('task:progress', task, value);
-    await context.connection.client.publish(
-      context.keys.progress,
-      JSON.stringify({
-        id: task.core?.[Label.Object],
-        worker: this.engine.worker,
-        at: formatTime(context.clock()),
-        value,
-      }),
-    );
+    const id = task.core?.[Label.Object] ?? '';
+    const at = context.clock();
+    const client = context.connection.client;
+    await Promise.all([
+      client.publish(
+        context.keys.progress,
+        JSON.stringify({ id, worker: this.engine.worker, at: formatTime(at), value }),
+      ),
+      client.publish(
+        watchChannel(context.keys, id),
+        JSON.stringify({ p: value ?? null, w: this.engine.worker, at: at.getTime() }),
+      ),
+    ]);
   }
 
   /**
