@@ -112,11 +112,16 @@ describe('progress to waiters', () => {
     );
     // the run listens before the worker takes the task
     await until(
-      async () => (await eon.lister({ meta: { kind: 'a' } })).length === 1,
+      async () => {
+        const [task] = await eon.lister({ meta: { kind: 'a' } });
+        if (task === undefined) return false;
+        const channel = `${eon.keyfmt()}:watch:${idOf(task)}`;
+        const [, listeners] = (await q.redis.pubsub('NUMSUB', channel)) as [string, number];
+        return Number(listeners) === 1;
+      },
       3_000,
-      'created',
+      'the run listens',
     );
-    await new Promise((resolve) => setTimeout(resolve, 50));
     await worker.start();
     expect(await outcome).toMatchObject({ state: 'completed', result: 'finished' });
     expect(heard).toEqual([
