@@ -57,9 +57,10 @@ function handler(kind: string, ms: number, check: (task: Task) => void): Handler
   return {
     labels: { meta: { [demoLabel.kind]: kind } },
     filter: (task) => has(task.meta, { [demoLabel.kind]: kind }),
-    async ensure(task: Task, { signal, log }: EnsureContext) {
+    async ensure(task: Task, context: EnsureContext) {
+      const { signal } = context;
       report('started', task);
-      log(`${name} started ${task.meta?.[demoLabel.name] ?? '?'}`);
+      context.log(`${name} started ${task.meta?.[demoLabel.name] ?? '?'}`);
       await work(
         task.meta?.[demoLabel.slow] === undefined ? ms : Number(task.meta[demoLabel.slow]),
         signal,
@@ -68,7 +69,7 @@ function handler(kind: string, ms: number, check: (task: Task) => void): Handler
       // a result for whoever awaits the task (engine.run / engine.wait)
       const measured = task.meta?.[demoLabel.measure];
       if (measured === undefined) return undefined;
-      log(`${name} measured ${measured}`);
+      context.log(`${name} measured ${measured}`);
       return { image: measured, width: 640, height: 480, measuredBy: name };
     },
   };
