@@ -31,5 +31,10 @@ export {
   TaskNotFoundError,
   TaskOutdatedError,
   QueueLayoutError,
+  TaskResultError,
+  TaskCancelledError,
+  TaskTimeoutError,
+  WaitTimeoutError,
+  AcceptTimeoutError,
 } from './errors.js';
 export type { ErrorCode } from './errors.js';

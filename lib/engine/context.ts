@@ -4,6 +4,7 @@ import { openConnection, type Connection } from './connection.js';
 import { queueKeys, workerOrderKey, type QueueKeys } from './keys.js';
 import type { ResolvedEngineOptions } from './options.js';
 import { Requests } from './requests.js';
+import type { Watcher } from './watch.js';
 
 /**
  * EngineContext is everything an operation needs, built once by the Engine's
@@ -35,6 +36,8 @@ export interface EngineContext {
   readonly closeHooks: Set<(reason: Error) => Promise<void>>;
   /** How to reject the script calls waiting for Redis, when the engine closes (connections it opened). */
   readonly pending: Set<(error: Error) => void>;
+  /** The subscriber connection of wait and run, opened on first use. */
+  watcher: Watcher | undefined;
 }
 
 export function createEngineContext(options: ResolvedEngineOptions): EngineContext {
@@ -55,6 +58,7 @@ export function createEngineContext(options: ResolvedEngineOptions): EngineConte
     layoutChecked: false,
     closeHooks: new Set(),
     pending: new Set(),
+    watcher: undefined,
   };
 }
 

@@ -1,7 +1,8 @@
 import type { Task } from '../task/task.js';
+import { cancelTask } from './cancel.js';
 import { closeConnection } from './connection.js';
 import { createEngineContext, type EngineContext } from './context.js';
-import { createTask } from './create.js';
+import { createTask, type CreateOptions } from './create.js';
 import { resetCycles } from './cycles.js';
 import { deleteTask } from './delete.js';
 import { runDoctor, type DoctorReport } from './doctor.js';
@@ -16,6 +17,9 @@ import { searchTask } from './search.js';
 import { queueStats, type QueueStats } from './stats.js';
 import { readEvents, type QueueEvent, type QueueEventsOptions } from './events.js';
 import { listWorkers, type WorkerPresence } from './presence.js';
+import { taskStatus, type TaskStatus } from './status.js';
+import type { Outcome } from './outcome.js';
+import { runTask, waitFor, type RunOptions, type WaitOptions } from './wait.js';
 import { tickTemplates } from './ticker.js';
 
 /**
@@ -36,9 +40,14 @@ export class Engine {
     bindContext(this, this.context);
   }
 
-  /** create stores a new task and returns it with its object id; the argument gets the same additions. */
-  create(task: Task): Promise<Task> {
-    return createTask(this.context, task);
+  /**
+   * create stores a new task and returns it with its object id; the argument
+   * gets the same additions. With `after`, the task is held until the task of
+   * that id completes (then it joins the queue, in the same step), and
+   * dropped if that task leaves the queue otherwise (cancelled with it).
+   */
+  create(task: Task, options?: CreateOptions): Promise<Task> {
+    return createTask(this.context, task, options);
   }
 
   /** search returns a task now owned by this worker (or a broadcast task), or undefined when there is no work. */
@@ -118,6 +127,51 @@ export class Engine {
   }
 
   /**
+   * status tells where a task stands: queued, owned (by whom, since when,
+   * until when), waiting (until when), halted, a template, held (after which
+   * task), or finished (completed, failed, cancelled, timeout: its outcome, for
+   * as long as it is kept). Undefined when the queue neither has the task nor
+   * keeps its outcome.
+   */
+  status(id: string): Promise<TaskStatus | undefined> {
+    return taskStatus(this.context, id);
+  }
+
+  /**
+   * wait resolves with a task's outcome once it finished (at once if it has):
+   * completed, with its handler's result; failed or timeout, once the
+   * circuit breaker halted it; cancelled. It listens on the task's channel,
+   * so a waiter in any process hears it within a round trip. Rejects with
+   * WaitTimeoutError after `timeout` ms, the signal's reason when `signal`
+   * aborts, TaskNotFoundError when the queue neither has the task nor keeps
+   * its outcome. `onClaim` and `onProgress` hear its claims and progress.
+   */
+  wait(id: string, options?: WaitOptions): Promise<Outcome> {
+    return waitFor(this.context, id, options);
+  }
+
+  /**
+   * run creates a task and waits for its outcome (create, then wait). With
+   * `acceptTimeout`, a task no worker claimed in time is removed, in one
+   * step with that check, and run rejects with AcceptTimeoutError.
+   */
+  run(task: Task, options?: RunOptions): Promise<Outcome> {
+    return runTask(this.context, task, options);
+  }
+
+  /**
+   * cancel stops a task from any process: one nobody claimed is removed and
+   * never runs; one a worker runs is revoked, and its handler's signal
+   * aborts within milliseconds (TaskCancelledError; the worker listens on the
+   * queue's control channel). Its outcome is `cancelled`. Resolves true when
+   * this call cancelled it, false when it had finished already; rejects with
+   * TaskNotFoundError when the queue neither has it nor keeps its outcome.
+   */
+  cancel(id: string): Promise<boolean> {
+    return cancelTask(this.context, id);
+  }
+
+  /**
    * doctor checks the Redis this engine talks to (eviction policy, persistence,
    * version, cluster mode, clock skew, the queue's layout, ACL permissions) and
    * returns a report; it only reads.
@@ -162,6 +216,9 @@ export class Engine {
     this.context.closeHooks.clear();
     const reason = new Error('Engine.close: the engine was closed');
     const stopping = hooks.map((hook) => hook(reason));
+    const watcher = this.context.watcher;
+    this.context.watcher = undefined;
+    await watcher?.close(new Error('Engine.close: the engine closed while waiting'));
     await closeConnection(this.context.connection);
     const closedError = new Error('Engine.close: the engine closed before Redis answered');
     for (const reject of this.context.pending) reject(closedError);

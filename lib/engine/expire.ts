@@ -24,6 +24,8 @@ export async function expireTasks(context: EngineContext): Promise<void> {
       expireBatch,
       sweep,
       now - context.options.clockSkew,
+      context.options.outcomeRetention,
+      context.options.outcomeLimit,
     ])) as number[];
     sweep = 0;
     if (more !== 1) return;

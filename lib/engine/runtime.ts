@@ -3,7 +3,8 @@ import { Label } from '../task/label.js';
 import { readCoreLabel, readObjectId } from '../task/snapshot.js';
 import type { Task } from '../task/task.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
-import { prepareDelete } from './delete.js';
+import { prepareCreate } from './create.js';
+import { deleteTask, prepareDelete } from './delete.js';
 import { filterList, noFilters, type FilterList } from './filters.js';
 import { contextOf } from './handle.js';
 import { run, runRequest } from './run.js';
@@ -32,6 +33,10 @@ export interface Completion {
   task: Task;
   filters: FilterList;
   parking?: Parking;
+  /** The outcome's fields from the attempt (outcome.ts outcomeFields), if any. */
+  outcome?: string;
+  /** The tasks its handler spawned (spawnedArgs), if any. */
+  children?: string;
 }
 
 /**
@@ -64,9 +69,9 @@ export async function deleteThenSearch(
   const outcomes: (CompletionOutcome | undefined)[] = [];
   const sent: number[] = [];
   const entries: (string | number)[] = [];
-  completions.forEach(({ task, filters, parking }, index) => {
+  completions.forEach(({ task, filters, parking, outcome, children }, index) => {
     try {
-      const prepared = prepareDelete(context, task, now);
+      const prepared = prepareDelete(context, task, now, outcome, children);
       // a broadcast copy this engine received is completed here: its search follows below
       if (prepared.completedLocally) return;
       entries.push(
@@ -171,6 +176,57 @@ export async function releaseTask(engine: object, task: Task): Promise<boolean> 
   const token = readCoreLabel(task, Label.Token) ?? '';
   const now = readClock(context.clock);
   return (await run(context, 'release', [now.getTime(), id, context.options.worker, token])) === 1;
+}
+
+/** completeTask deletes a task the worker runtime ensured, with its outcome's fields and spawned tasks (no search follows). */
+export function completeTask(
+  engine: object,
+  task: Task,
+  outcome: string,
+  children: string,
+): Promise<void> {
+  return deleteTask(contextOf(engine), task, outcome, children);
+}
+
+/** The most tasks one handler run may spawn: they are stored by the script that completes it. */
+export const spawnMost = 100;
+
+/**
+ * prepareSpawn validates a task a running handler spawns (as create does,
+ * at this instant) and returns what the completing script stores.
+ */
+export function prepareSpawn(engine: object, task: Task): unknown[] {
+  const context = contextOf(engine);
+  const { args } = prepareCreate(task, readClock(context.clock));
+  return args;
+}
+
+/**
+ * failTask records how an attempt at a task this engine's worker owns failed
+ * (fail.lua); the task stays owned until its lease ends. Says whether it was
+ * recorded (false: gone, or the claim is not this copy's).
+ */
+export async function failTask(
+  engine: object,
+  task: Task,
+  state: 'failed' | 'timeout',
+  fields: string,
+): Promise<boolean> {
+  const context = contextOf(engine);
+  assertOpen(context, 'fail');
+  const id = readObjectId(task);
+  if (id === undefined) return false;
+  const now = readClock(context.clock);
+  const answer = await runRequest(context, 'fail', (request) => [
+    now.getTime(),
+    id,
+    task.core?.[Label.Worker] ?? '',
+    task.core?.[Label.Token] ?? '',
+    state,
+    fields,
+    request,
+  ]);
+  return answer === 1;
 }
 
 /** nextDueMs is the earliest due time of a waiting exact or deferred task the last empty search saw. */

@@ -14,7 +14,7 @@
                own, and ARGV[12] (resume) is ''
                ARGV[16] is the request: the same request again answers the
                same (include/request.lua)
-  ARGV[17..]   per entry, 19 arguments: the delete's thirteen, as in
+  ARGV[17..]   per entry, 23 arguments: the delete's seventeen, as in
                delete.lua, then the entry's search filters, their ids, its
                slot and park deadline, its broadcast floor and skips (as
                ARGV[5], [13], [14], [15], [6], [7] of search.lua)
@@ -30,6 +30,7 @@
 --- @include "roots"
 --- @include "index"
 --- @include "walk"
+--- @include "outcome"
 --- @include "delete"
 --- @include "search"
 

@@ -358,8 +358,10 @@ local function reindex_pools(id, old, new, os, ns, ctx)
       if new_owner ~= nil then
         count_owner(new_owner, 1, ctx)
         redis.call('HSET', K['holders'], id, new_owner)
+        redis.call('HSET', K['claimed'], id, ctx.now) -- status: owned since
       else
         redis.call('HDEL', K['holders'], id)
+        redis.call('HDEL', K['claimed'], id)
       end
     end
   end
@@ -513,10 +515,26 @@ local function reindex(id, old, new, ctx)
   reindex_pools(id, old, new, os, ns, ctx)
 end
 
--- remove_task deletes a stored task and all its index entries
+-- remove_task deletes a stored task and all its index entries. Its waiters
+-- hear of it: with its outcome (the script records one and sets ctx.finished
+-- to its id), or that it left the queue without one.
 local function remove_task(id, task, ctx)
   reindex(id, task, nil, ctx)
   redis.call('HDEL', K['tasks'], id)
+  redis.call('HDEL', K['attempts'], id)
+  if ctx.finished ~= id then redis.call(SIGNAL_PUBLISH, K['watch'] .. ':' .. id, '{"r":1}') end
+  -- tasks held after it that its completion did not release (it left the
+  -- queue otherwise) are dropped; cancel records theirs as cancelled first
+  if ctx.followers == nil then ctx.followers = redis.call('EXISTS', K['followers']) == 1 end
+  if ctx.followers then
+    local members = redis.call('ZRANGEBYLEX', K['followers'], '[' .. id .. '\0', '[' .. id .. '\0\255', 'LIMIT', 0, 100)
+    for _, member in ipairs(members) do
+      local follower = string.sub(member, #id + 2)
+      redis.call('ZREM', K['followers'], member)
+      redis.call('HDEL', K['held'], follower)
+      redis.call(SIGNAL_PUBLISH, K['watch'] .. ':' .. follower, '{"r":1}')
+    end
+  end
 end
 
 -- ctx.owners      changes of the owners counts not yet written (see finish)
