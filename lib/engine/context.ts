@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { BroadcastLedger } from './broadcast-ledger.js';
 import { openConnection, type Connection } from './connection.js';
+import type { EngineObserver } from './observe.js';
 import { queueKeys, workerOrderKey, type QueueKeys } from './keys.js';
 import type { ResolvedEngineOptions } from './options.js';
 import { Requests } from './requests.js';
@@ -35,6 +36,8 @@ export interface EngineContext {
   readonly closeHooks: Set<(reason: Error) => Promise<void>>;
   /** How to reject the script calls waiting for Redis, when the engine closes (connections it opened). */
   readonly pending: Set<(error: Error) => void>;
+  /** Who observes the engine's operations and its workers (observe.ts): metrics, tracing. */
+  readonly observers: Set<EngineObserver>;
 }
 
 export function createEngineContext(options: ResolvedEngineOptions): EngineContext {
@@ -55,6 +58,7 @@ export function createEngineContext(options: ResolvedEngineOptions): EngineConte
     layoutChecked: false,
     closeHooks: new Set(),
     pending: new Set(),
+    observers: new Set(),
   };
 }
 

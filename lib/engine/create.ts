@@ -7,6 +7,7 @@ import { validateCreate } from '../task/validate.js';
 import { schedule } from '../schedule/index.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { layoutVersion } from './keys.js';
+import { beginCreate, countTasks } from './observe.js';
 import { runRequest } from './run.js';
 
 /**
@@ -35,16 +36,26 @@ export async function createTask(context: EngineContext, argument: unknown): Pro
     if (settled.getTime() !== plan.ticks.tickM1.getTime()) checkMs = settled.getTime();
   }
 
-  const id = (await runRequest(context, 'create', (request) => [
-    now.getTime(),
-    encodeTask(stored),
-    plan.exactAt?.getTime() ?? '',
-    tickP1Ms,
-    checkMs,
-    layoutVersion,
-    request,
-  ])) as string;
+  // observers (tracing) may add core labels of their own: after validation
+  const end = beginCreate(context, stored);
+  let id: string;
+  try {
+    id = (await runRequest(context, 'create', (request) => [
+      now.getTime(),
+      encodeTask(stored),
+      plan.exactAt?.getTime() ?? '',
+      tickP1Ms,
+      checkMs,
+      layoutVersion,
+      request,
+    ])) as string;
+  } catch (error) {
+    end?.(undefined, error);
+    throw error;
+  }
   stored.core[Label.Object] = id;
+  end?.(stored, undefined);
+  countTasks(context, { created: { api: 1 } });
   applyAdditions(argument as object, sources, stored, plan.ticks !== undefined);
   return copyTask(stored);
 }

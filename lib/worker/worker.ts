@@ -15,6 +15,7 @@ import {
   type Parking,
 } from '../engine/runtime.js';
 import { assertOpen } from '../engine/context.js';
+import { notify, runEnsure } from '../engine/observe.js';
 import { checkLayout } from '../engine/layout.js';
 import { TaskOutdatedError } from '../errors.js';
 import { Label } from '../task/label.js';
@@ -24,6 +25,7 @@ import { readHandlers, requireEngine } from './arguments.js';
 import { BackgroundLoop } from './background.js';
 import { Completions } from './completions.js';
 import { DeclinedTasks } from './declined.js';
+import { bindWorker } from './engine-of.js';
 import type { WorkerEvents } from './events.js';
 import { pickHandler, searchFilters, type EnsureContext, type Handler } from './handler.js';
 import { isLost, LazyAbort, Lease, type LeaseTerms } from './lease.js';
@@ -110,6 +112,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
   ) {
     super();
     requireEngine(engine);
+    bindWorker(this, engine);
     this.handlers = readHandlers(handlers);
     this.options = resolveWorkerOptions(options);
     this.leaseTerms = this.resolveLeaseTerms();
@@ -410,6 +413,11 @@ export class Worker extends EventEmitter<WorkerEvents> {
    * completes it together with claiming the next (returned).
    */
   private async work(task: Task, slot: number): Promise<Task | undefined> {
+    const context = engineContext(this.engine);
+    if (context.observers.size > 0) {
+      const nowMs = context.clock().getTime();
+      notify(context, (observer) => observer.claimed?.(task, nowMs));
+    }
     const id = task.core?.[Label.Object] ?? '';
     const owned = task.core?.[Label.Worker] !== undefined;
     // Still running here: a broadcast task whose local lease ran out, or (a
@@ -471,27 +479,27 @@ export class Worker extends EventEmitter<WorkerEvents> {
     const started = performance.now();
     let failure: { error: unknown } | undefined;
     try {
-      await handler.ensure(task, ensureContext);
+      await runEnsure(context, task, () => handler.ensure(task, ensureContext));
     } catch (error) {
       failure = { error };
     } finally {
       this.forget(id, lease);
     }
     if (lease?.lost === true) {
-      if (failure !== undefined) this.emit('task:failed', task, failure.error);
+      if (failure !== undefined) this.failed(task, failure.error);
       return undefined;
     }
     if (controller.isAborted) {
       // stop()'s grace period ran out: whatever ensure answered, the work was
       // cut short, so the task goes back to the queue (no cycle) instead of
       // being deleted or held until its lease ends
-      this.emit('task:failed', task, failure?.error ?? this.closedBy ?? this.graceError);
+      this.failed(task, failure?.error ?? this.closedBy ?? this.graceError);
       // after engine.close() there is no connection to give it back on
       if (owned && this.closedBy === undefined) await this.release(task);
       return undefined;
     }
     if (failure !== undefined) {
-      this.emit('task:failed', task, failure.error);
+      this.failed(task, failure.error);
       return undefined;
     }
     return this.complete(task, slot, lease, performance.now() - started);
@@ -551,6 +559,12 @@ export class Worker extends EventEmitter<WorkerEvents> {
       }
       return undefined;
     }
+  }
+
+  /** failed emits `task:failed` and tells the engine's observers (metrics). */
+  private failed(task: Task, error: unknown): void {
+    notify(engineContext(this.engine), (observer) => observer.failed?.(task));
+    this.emit('task:failed', task, error);
   }
 
   private async release(task: Task): Promise<void> {

@@ -16,7 +16,10 @@
   ARGV[13] token       the copy's core fencing token, or ''
   ARGV[14] request     the idempotent request (include/request.lua)
 
-  Returns  1 (deleted) or 2 (requeued); the same again for the same request
+  Returns  { result, emitted, halted }: result 1 (deleted) or 2 (requeued);
+           emitted: children gate templates emitted; halted: 1 when the
+           requeue halted the task (circuit breaker), else 0. The same again
+           for the same request
   Errors   TASK_NOT_FOUND, TASK_OUTDATED (the copy's worker or fencing token is
            not the stored claim's), TASK_CRON, all before the first write
 ]]
@@ -29,10 +32,13 @@
 
 local request = delete_request(1)
 local kept = replayed(ARGV[14])
-if kept ~= nil then return tonumber(kept) end
+if kept ~= nil then
+  local result, emitted, halted = string.match(kept, '^(%d+):(%d+):(%d+)$')
+  return { tonumber(result), tonumber(emitted), tonumber(halted) }
+end
 local ctx = new_context(request.now)
 local result = delete(request, ctx)
 if type(result) == 'table' then return result end
 finish(ctx)
-remember(ARGV[14], request.now, tostring(result))
-return result
+remember(ARGV[14], request.now, result .. ':' .. ctx.emitted .. ':' .. ctx.halted)
+return { result, ctx.emitted, ctx.halted }

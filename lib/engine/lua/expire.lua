@@ -11,7 +11,8 @@
                        less the engines' clock skew (the owner's clock may be
                        that far behind)
 
-  Returns  { deleted, revoked, more }  more = 1 when a batch was full
+  Returns  { deleted, revoked, more, halted }  more = 1 when a batch was full;
+           halted: of the revoked tasks, those the circuit breaker now holds
   Errors   none: expire never fails because of the state of tasks
 ]]
 --- @include "task"
@@ -118,4 +119,4 @@ for index = 1, #pools, 2 do
 end
 
 finish(ctx)
-return { deleted, revoked, more }
+return { deleted, revoked, more, ctx.halted }

@@ -16,7 +16,9 @@
 -- request.token      the copy's core token, or nil
 --
 -- Returns 1 (deleted), 2 (requeued), or an error reply: TASK_NOT_FOUND,
--- TASK_OUTDATED, TASK_CRON, all before the first write.
+-- TASK_OUTDATED, TASK_CRON, all before the first write. Counts the children
+-- gate templates emitted in ctx.emitted, and a requeue that halts the task in
+-- ctx.halted.
 
 -- gates: gate accounting (step 5), built on first use
 local gates_module = nil
@@ -36,6 +38,7 @@ local function gates()
     }
     store_task(child_id, child)
     reindex(child_id, nil, child, ctx)
+    ctx.emitted = ctx.emitted + 1
   end
 
   -- account flips the keys of every gate template matched by the copy's gate
