@@ -100,13 +100,8 @@ export function observe<T>(
     const durationMs = performance.now() - started;
     notify(context, (observer) => observer.operation?.(operation, durationMs, error));
   };
-  let call: Promise<T>;
-  try {
-    call = run();
-  } catch (error) {
-    call = Promise.reject(error as Error);
-  }
-  return call.then(
+  // run is an async function: a failure comes as a rejection
+  return run().then(
     (value) => {
       settled(undefined);
       return value;
