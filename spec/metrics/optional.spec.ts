@@ -55,7 +55,8 @@ describe('optional dependencies', () => {
     expect(optional).toEqual([]);
   });
 
-  it('the metrics entry reaches prom-client (the walk sees packages)', () => {
+  it('the metrics and tracing entries reach their packages (the walk sees packages)', () => {
     expect(reachable('metrics/index.ts').packages.has('prom-client')).toBe(true);
+    expect(reachable('tracing/index.ts').packages.has('@opentelemetry/api')).toBe(true);
   });
 });
