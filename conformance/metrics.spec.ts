@@ -138,6 +138,12 @@ describe('registerMetrics: an engine', () => {
     const text = await registry.metrics();
     expect(text).toContain(`rescue_tasks_created_total{queue="${q.name}",source="api"} 7\n`);
     expect(text).toContain('# TYPE rescue_task_wait_seconds histogram\n');
+    expect(text).toContain(
+      `rescue_engine_operation_duration_seconds_count{queue="${q.name}",operation="create"} 8\n`,
+    );
+    expect(text).toMatch(
+      /\nrescue_engine_operation_duration_seconds_bucket\{queue="[^"]+",operation="ticker",le="\+Inf"\} 1\n/,
+    );
     expect(text).toContain(`rescue_queue_tasks{queue="${q.name}",state="claimable"} 4\n`);
   });
 

@@ -70,6 +70,8 @@ export interface EngineObserver {
   claimed?(task: Task, nowMs: number): void;
   /** A worker runs a handler's ensure: an observer wraps the run (and must return what it returns). */
   ensure?(task: Task, run: () => Promise<void>): Promise<void>;
+  /** A handler's ensure settled after durationMs, resolved or rejected. */
+  handled?(task: Task, durationMs: number, rejected: boolean): void;
   /** A worker reported a task failed (its `task:failed` event). */
   failed?(task: Task): void;
 }
@@ -128,9 +130,13 @@ export function notify(context: Observed, call: (observer: EngineObserver) => vo
 /** countTasks reports what an operation's scripts counted, when anything was. */
 export function countTasks(context: Observed, counts: TaskCounts): void {
   if (context.observers.size === 0) return;
-  const created = Object.values(counts.created ?? {}).some((count) => count > 0);
-  if (!created && !counts.revoked && !counts.halted && !counts.retired) return;
+  if (!counts.revoked && !counts.halted && !counts.retired && !anyCreated(counts.created)) return;
   notify(context, (observer) => observer.tasks?.(counts));
+}
+
+function anyCreated(created: TaskCounts['created']): boolean {
+  for (const source in created) if ((created[source as TaskSource] ?? 0) > 0) return true;
+  return false;
 }
 
 /** completedTask reports a task a delete completed. */

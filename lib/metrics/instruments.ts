@@ -1,7 +1,8 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { EngineContext } from '../engine/context.js';
 import { queueStats, type QueueStats } from '../engine/stats.js';
 import type { TaskSource } from '../engine/observe.js';
+import { AggregatedHistogram, Tally } from './aggregate.js';
 import type { ResolvedMetricsOptions } from './options.js';
 
 /** The task sources of rescue_tasks_created_total. */
@@ -26,16 +27,16 @@ export const queueStates = {
  * the gauges.
  */
 export class Instruments {
-  readonly operationDuration: Histogram;
-  readonly operationErrors: Counter;
-  readonly created: Counter;
-  readonly completed: Counter;
-  readonly failed: Counter;
-  readonly revoked: Counter;
-  readonly halted: Counter;
-  readonly retired: Counter;
-  readonly handlerDuration: Histogram;
-  readonly wait: Histogram;
+  readonly operationDuration: AggregatedHistogram;
+  readonly handlerDuration: AggregatedHistogram;
+  readonly wait: AggregatedHistogram;
+  readonly operationErrors: Tally;
+  readonly created: Tally;
+  readonly completed: Tally;
+  readonly failed: Tally;
+  readonly revoked: Tally;
+  readonly halted: Tally;
+  readonly retired: Tally;
   private readonly tasks: Gauge;
   private readonly records: Gauge;
   private readonly oldest: Gauge;
@@ -54,69 +55,69 @@ export class Instruments {
     const registers = [registry];
     const taskNames = options.taskLabels.map((label) => label.name);
     const collect = () => this.read();
-    this.operationDuration = new Histogram({
-      name: 'rescue_engine_operation_duration_seconds',
-      help: 'Duration of engine operations (the worker runtime calls deleteSearch and release).',
-      labelNames: ['queue', 'operation'],
-      buckets: options.buckets.operation,
-      registers,
-    });
-    this.operationErrors = new Counter({
-      name: 'rescue_engine_operation_errors_total',
-      help: 'Engine operations that failed, by error code (REDIS_REPLY: Redis answered an error; OTHER: connection, closed engine).',
-      labelNames: ['queue', 'operation', 'code'],
-      registers,
-    });
-    this.created = new Counter({
-      name: 'rescue_tasks_created_total',
-      help: 'Tasks stored, by source: api (create), cron (ticker), gate (a gate template fired), requeue (delete paged or deferred).',
-      labelNames: ['queue', 'source'],
-      registers,
-    });
-    this.completed = new Counter({
-      name: 'rescue_tasks_completed_total',
-      help: 'Tasks a delete completed (deleted, requeued, or a broadcast task completed locally).',
-      labelNames: ['queue', ...taskNames],
-      registers,
-    });
-    this.failed = new Counter({
-      name: 'rescue_tasks_failed_total',
-      help: 'Tasks a worker reported failed (task:failed): the ensure rejected or was cut short.',
-      labelNames: ['queue', ...taskNames],
-      registers,
-    });
-    this.revoked = new Counter({
-      name: 'rescue_tasks_revoked_total',
-      help: 'Leases expire revoked (the owner did not delete or extend in time).',
-      labelNames: ['queue'],
-      registers,
-    });
-    this.halted = new Counter({
-      name: 'rescue_tasks_halted_total',
-      help: 'Tasks the circuit breaker came to hold (cycles reached cancel).',
-      labelNames: ['queue'],
-      registers,
-    });
-    this.retired = new Counter({
-      name: 'rescue_tasks_retention_deleted_total',
-      help: 'Tasks expire deleted past retention (the cleanup option).',
-      labelNames: ['queue'],
-      registers,
-    });
-    this.handlerDuration = new Histogram({
-      name: 'rescue_handler_duration_seconds',
-      help: "Duration of handlers' ensure, by outcome (resolved, rejected).",
-      labelNames: ['queue', 'outcome', ...taskNames],
-      buckets: options.buckets.handler,
-      registers,
-    });
-    this.wait = new Histogram({
-      name: 'rescue_task_wait_seconds',
-      help: 'Time from claimable (creation, or the due time of @exact and @defer) to claimed by a worker; first cycles only, unless due-timed.',
-      labelNames: ['queue', ...taskNames],
-      buckets: options.buckets.wait,
-      registers,
-    });
+    /** counter makes a Counter whose counts a Tally keeps until the scrape. */
+    const counter = (name: string, help: string, labelNames: string[]): Tally => {
+      const tally: Tally = new Tally(
+        new Counter({ name, help, labelNames, registers, collect: () => tally.flush() }),
+      );
+      return tally;
+    };
+    this.operationDuration = new AggregatedHistogram(
+      'rescue_engine_operation_duration_seconds',
+      'Duration of engine operations (the worker runtime calls search, deleteSearch and release).',
+      ['queue', 'operation'],
+      options.buckets.operation,
+      registry,
+    );
+    this.operationErrors = counter(
+      'rescue_engine_operation_errors_total',
+      'Engine operations that failed, by error code (REDIS_REPLY: Redis answered an error; OTHER: connection, closed engine).',
+      ['queue', 'operation', 'code'],
+    );
+    this.created = counter(
+      'rescue_tasks_created_total',
+      'Tasks stored, by source: api (create), cron (ticker), gate (a gate template fired), requeue (delete paged or deferred).',
+      ['queue', 'source'],
+    );
+    this.completed = counter(
+      'rescue_tasks_completed_total',
+      'Tasks a delete completed (deleted, requeued, or a broadcast task completed locally).',
+      ['queue', ...taskNames],
+    );
+    this.failed = counter(
+      'rescue_tasks_failed_total',
+      'Tasks a worker reported failed (task:failed): the ensure rejected or was cut short.',
+      ['queue', ...taskNames],
+    );
+    this.revoked = counter(
+      'rescue_tasks_revoked_total',
+      'Leases expire revoked (the owner did not delete or extend in time).',
+      ['queue'],
+    );
+    this.halted = counter(
+      'rescue_tasks_halted_total',
+      'Tasks the circuit breaker came to hold (cycles reached cancel).',
+      ['queue'],
+    );
+    this.retired = counter(
+      'rescue_tasks_retention_deleted_total',
+      'Tasks expire deleted past retention (the cleanup option).',
+      ['queue'],
+    );
+    this.handlerDuration = new AggregatedHistogram(
+      'rescue_handler_duration_seconds',
+      "Duration of handlers' ensure, by outcome (resolved, rejected).",
+      ['queue', 'outcome', ...taskNames],
+      options.buckets.handler,
+      registry,
+    );
+    this.wait = new AggregatedHistogram(
+      'rescue_task_wait_seconds',
+      'Time from claimable (creation, or the due time of @exact and @defer) to claimed by a worker; first cycles only, unless due-timed.',
+      ['queue', ...taskNames],
+      options.buckets.wait,
+      registry,
+    );
     this.tasks = new Gauge({
       name: 'rescue_queue_tasks',
       help: 'Tasks by state at scrape time (engine.stats()); due is the part of waiting whose time has come.',
@@ -162,13 +163,14 @@ export class Instruments {
 
   /** start shows a queue's counters at 0 before anything happened (those without task labels). */
   start(queue: string): void {
-    for (const source of taskSources) this.created.inc({ queue, source }, 0);
-    for (const counter of [this.revoked, this.halted, this.retired, this.statsErrors]) {
-      counter.inc({ queue }, 0);
-    }
+    for (const source of taskSources) this.created.entry(`${queue}\0${source}`, { queue, source });
+    // the keys MetricsObserver gives these series: `<queue>\0<its key>`
+    for (const tally of [this.revoked, this.halted, this.retired])
+      tally.entry(`${queue}\0`, { queue });
+    this.statsErrors.inc({ queue }, 0);
     if (this.options.taskLabels.length === 0) {
-      this.completed.inc({ queue }, 0);
-      this.failed.inc({ queue }, 0);
+      this.completed.entry(`${queue}\0`, { queue });
+      this.failed.entry(`${queue}\0`, { queue });
     }
   }
 

@@ -485,6 +485,10 @@ export class Worker extends EventEmitter<WorkerEvents> {
     } finally {
       this.forget(id, lease);
     }
+    const durationMs = performance.now() - started;
+    if (context.observers.size > 0) {
+      notify(context, (observer) => observer.handled?.(task, durationMs, failure !== undefined));
+    }
     if (lease?.lost === true) {
       if (failure !== undefined) this.failed(task, failure.error);
       return undefined;
@@ -502,7 +506,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
       this.failed(task, failure.error);
       return undefined;
     }
-    return this.complete(task, slot, lease, performance.now() - started);
+    return this.complete(task, slot, lease, durationMs);
   }
 
   /**
