@@ -76,4 +76,71 @@ describe('a write whose reply was lost', () => {
       ['c', undefined],
     ]);
   });
+
+  it('cycles: a reset sent again after another worker claimed the task leaves that claim alone', async () => {
+    const q = queue();
+    const { port } = new URL(proxy.url);
+    // reconnect only after 300 ms, so another worker claims in between
+    const eon = q.engine('eon', {
+      redis: { host: '127.0.0.1', port: Number(port), retryStrategy: () => 300 },
+    });
+    const etw = q.engine('etw');
+    const task = await eon.create({ core: { [Label.Cancel]: '1' }, meta: { k: 'a' } });
+    await etw.search();
+    await etw.expire(); // not yet: nothing to revoke
+    q.clock.set('2023-10-20T00:00:31Z');
+    await etw.expire(); // revoked once: halted
+    const [halted] = await etw.lister(everything);
+    // load the cycles script on eon's connection: the reply lost must be the reset's
+    const warmUp = await eon.create({ core: { [Label.Cancel]: '1' }, meta: { k: 'warm-up' } });
+    await eon.cycles(warmUp);
+    await eon.delete({ ...warmUp, core: { ...warmUp.core, [Label.Bypass]: 'true' } });
+
+    const dropped = proxy.whenDropped();
+    proxy.dropNextReply();
+    const reset = eon.cycles(halted!);
+    await dropped;
+    const claimed = await etw.search(); // the reset took effect before its reply was lost
+    await reset;
+
+    expect(claimed?.core?.[Label.Object]).toBe(task.core?.[Label.Object]);
+    const [stored] = await etw.lister(everything);
+    expect(stored?.core?.[Label.Worker]).toBe('etw');
+    await etw.delete(claimed!); // the claim is still current
+  });
+});
+
+describe('a write whose call failed for want of a connection', () => {
+  it('create: is sent again with the same request, stores one task and answers with it', async () => {
+    const q = queue();
+    const { port } = new URL(proxy.url);
+    // ioredis fails a command at once when its connection drops: the engine sends it again
+    const eon = q.engine('eon', {
+      redis: { host: '127.0.0.1', port: Number(port), maxRetriesPerRequest: 0 },
+    });
+    await eon.create({ meta: { k: 'warm-up' } });
+    proxy.dropNextReply();
+    const created = await eon.create({ meta: { k: 'once' } });
+    expect(proxy.dropped).toBe(1);
+    const stored = await q.engine('aux').lister({ meta: { k: 'once' } });
+    expect(stored.map((task) => task.core?.[Label.Object])).toEqual([created.core?.[Label.Object]]);
+  });
+
+  it('search: answers with the claim it made, so nobody owns a task without knowing', async () => {
+    const q = queue();
+    const { port } = new URL(proxy.url);
+    const eon = q.engine('eon', {
+      redis: { host: '127.0.0.1', port: Number(port), maxRetriesPerRequest: 0 },
+    });
+    await eon.create({ meta: { k: 'a' } });
+    await eon.create({ meta: { k: 'b' } });
+    await eon.exists(everything); // connected, layout read
+    proxy.dropNextReply();
+    const claimed = await eon.search();
+    expect(proxy.dropped).toBe(1);
+    const owned = (await q.engine('aux').lister(everything)).filter(
+      (task) => task.core?.[Label.Worker] !== undefined,
+    );
+    expect(owned.map((task) => task.core?.[Label.Object])).toEqual([claimed?.core?.[Label.Object]]);
+  });
 });

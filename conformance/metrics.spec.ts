@@ -2,49 +2,14 @@ import { Registry } from 'prom-client';
 import { registerMetrics } from '../lib/metrics/index.js';
 import { TaskMetaEmptyError, TaskNotFoundError } from '../lib/errors.js';
 import { Label } from '../lib/task/label.js';
-import type { Task } from '../lib/task/task.js';
 import { formatTime } from '../lib/task/time.js';
 import { fakeClock } from '../spec/helpers/clock.js';
-import { deleteThenSearch } from '../lib/engine/runtime.js';
-import { noFilters } from '../lib/engine/filters.js';
-import { replyDropper } from './harness/proxy.js';
-import { redisUrl } from './harness/queue.js';
+import { claim, histogramCounts, pick, scrape } from './harness/metrics.js';
+import { scanKeys } from './harness/redis.js';
 import { next, until, useWorkerQueue } from './harness/worker.js';
 
 // rescue-engine/metrics against a real Redis: a known workload, then a scrape
 // of the registry, checking the value of every metric.
-
-/** Samples maps `name{label="value",...}` (labels sorted, `queue` left out) to its value. */
-type Samples = Record<string, number>;
-
-/** scrape reads a registry as prom-client serves it, the samples of one queue. */
-async function scrape(registry: Registry, queue: string): Promise<Samples> {
-  const samples: Samples = {};
-  for (const metric of await registry.getMetricsAsJSON()) {
-    for (const sample of metric.values) {
-      const labels: Record<string, string | number | undefined> = { ...sample.labels };
-      if (labels['queue'] !== queue) continue;
-      delete labels['queue'];
-      const text = Object.keys(labels)
-        .sort()
-        .map((key) => `${key}="${String(labels[key])}"`)
-        .join(',');
-      const name = (sample as { metricName?: string }).metricName ?? metric.name;
-      samples[text === '' ? name : `${name}{${text}}`] = sample.value;
-    }
-  }
-  return samples;
-}
-
-/** pick returns the samples whose name starts with a prefix. */
-function pick(samples: Samples, prefix: string): Samples {
-  return Object.fromEntries(Object.entries(samples).filter(([name]) => name.startsWith(prefix)));
-}
-
-/** histogramCounts returns the `_count` samples of a histogram. */
-function histogramCounts(samples: Samples, name: string): Samples {
-  return pick(samples, `${name}_count`);
-}
 
 describe('registerMetrics: an engine', () => {
   const queue = useWorkerQueue();
@@ -204,41 +169,6 @@ describe('registerMetrics: an engine', () => {
   });
 });
 
-describe('registerMetrics: a reply lost and sent again', () => {
-  const queue = useWorkerQueue();
-
-  it.each(['delete', 'deleteSearch'] as const)(
-    '%s: the replayed answer counts the gate child and the completion once',
-    async (call) => {
-      const proxy = await replyDropper(redisUrl());
-      try {
-        const q = queue();
-        const engine = q.engine('one', { redis: proxy.url });
-        const registry = new Registry();
-        const complete = (task: Task) =>
-          call === 'delete'
-            ? engine.delete(task)
-            : deleteThenSearch(engine, [{ task, filters: noFilters }]);
-        await engine.create({ meta: { k: 'warm-up' } });
-        await complete(await claim(engine, 'warm-up')); // connected, the script loaded
-        registerMetrics(engine, registry);
-        await engine.create({ gate: { g: 'waiting' }, meta: { k: 'gate' } });
-        await engine.create({ gate: { g: 'trigger' }, meta: { k: 'trig' } });
-        const copy = await claim(engine, 'trig');
-        proxy.dropNextReply();
-        await complete(copy);
-        expect(proxy.dropped).toBe(1);
-        const samples = await scrape(registry, q.name);
-        expect(samples['rescue_tasks_created_total{source="gate"}']).toBe(1);
-        expect(samples['rescue_tasks_completed_total']).toBe(1);
-        expect(samples['rescue_queue_records']).toBe(2); // the template and its child
-      } finally {
-        await proxy.close();
-      }
-    },
-  );
-});
-
 describe('registerMetrics: a worker', () => {
   const queue = useWorkerQueue();
 
@@ -362,9 +292,25 @@ describe('registerMetrics: registration', () => {
       expect(samples['rescue_queue_records']).toBe(2);
       expect(samples['rescue_tasks_created_total{source="api"}']).toBe(2);
     } finally {
-      const keys = await q.redis.keys(`rescue.io:{${q.name}-other}:*`);
+      const keys = await scanKeys(q.redis, `rescue.io:{${q.name}-other}`);
       if (keys.length > 0) await q.redis.del(...keys);
     }
+  });
+
+  it('registers only the gauges with activity false (an exporter that watches a queue)', async () => {
+    const q = queue();
+    const engine = q.engine('one');
+    const registry = new Registry();
+    registerMetrics(engine, registry, { activity: false });
+    await engine.create({ meta: { k: 'a' } });
+    await engine.search();
+    const samples = await scrape(registry, q.name);
+    expect(Object.keys(samples).filter((name) => !name.startsWith('rescue_queue_'))).toEqual([
+      'rescue_workers_live',
+      'rescue_metrics_stats_errors_total',
+    ]);
+    expect(samples['rescue_queue_tasks{state="owned"}']).toBe(1);
+    expect(() => registerMetrics(q.engine('two'), registry)).toThrow(/other options/);
   });
 
   it('refuses the same engine twice, other options on a used registry, and what is no engine', () => {
@@ -382,11 +328,3 @@ describe('registerMetrics: registration', () => {
     expect(() => registerMetrics(engine, {} as never)).toThrow(TypeError);
   });
 });
-
-/** claim lets the engine claim the task with meta k = value, or fails. */
-async function claim(engine: { search(filter?: Task): Promise<Task | undefined> }, k: string) {
-  const task = await engine.search({ meta: { k } });
-  if (task === undefined) throw new Error(`no task ${k} to claim`);
-  expect(task.meta?.['k']).toBe(k);
-  return task;
-}

@@ -15,6 +15,7 @@ import { repairQueue, type RepairReport } from './repair.js';
 import { existsTask, listTasks } from './scan.js';
 import { searchTask } from './search.js';
 import { queueStats, type QueueStats } from './stats.js';
+import { readEvents, type QueueEvent, type QueueEventsOptions } from './events.js';
 import { listWorkers, type WorkerPresence } from './presence.js';
 import { tickTemplates } from './ticker.js';
 
@@ -77,6 +78,15 @@ export class Engine {
    */
   workers(): Promise<WorkerPresence[]> {
     return observe(this.context, 'workers', () => listWorkers(this.context));
+  }
+
+  /**
+   * events reads the queue's recent events (created, claimed, completed, …),
+   * oldest first: the newest ones, or those after an event id. The queue keeps
+   * about the last 10,000. Poll with the last id to follow it (`rescue tail`).
+   */
+  events(options?: QueueEventsOptions): Promise<QueueEvent[]> {
+    return observe(this.context, 'events', () => readEvents(this.context, options));
   }
 
   /**

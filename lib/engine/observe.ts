@@ -18,6 +18,7 @@ export type OperationName =
   | 'lister'
   | 'stats'
   | 'workers'
+  | 'events'
   | 'tasks'
   | 'expire'
   | 'extend'

@@ -10,12 +10,12 @@ import { Label } from '../task/label.js';
 import { creationMs } from '../task/object-id.js';
 import type { Task } from '../task/task.js';
 import type { AggregatedHistogram, HistogramSeries, SeriesLabels, Tally } from './aggregate.js';
-import type { Instruments } from './instruments.js';
+import type { ActivityMetrics } from './activity.js';
 import { taskLabeler, type TaskLabeler } from './options.js';
 
 /**
  * MetricsObserver feeds one engine's operations and its workers' tasks into
- * the instruments. Each series is looked up once and kept: the hot path is a
+ * the activity metrics. Each series is looked up once and kept: the hot path is a
  * map lookup and a number added (aggregate.ts).
  */
 export class MetricsObserver implements EngineObserver {
@@ -33,7 +33,7 @@ export class MetricsObserver implements EngineObserver {
   private readonly retired: { value: number };
 
   constructor(
-    private readonly instruments: Instruments,
+    private readonly instruments: ActivityMetrics,
     private readonly queue: string,
   ) {
     const { taskLabels } = instruments.options;

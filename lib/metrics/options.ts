@@ -26,6 +26,14 @@ export interface MetricsOptions {
    * time. Default: none.
    */
   readonly taskLabels?: Readonly<Record<string, TaskLabel>>;
+  /**
+   * activity counts what the engine and its workers do (operations, tasks,
+   * handlers, waits); false registers only the queue's gauges, read from
+   * stats() at scrape time: for a process that watches a queue without working
+   * on it (an exporter such as `rescue metrics`), whose counters would stay 0.
+   * @defaultValue true
+   */
+  readonly activity?: boolean;
   /** Histogram buckets in seconds; the defaults are metricsDefaults.buckets. */
   readonly buckets?: {
     readonly operation?: readonly number[];
@@ -56,6 +64,7 @@ export const metricsDefaults = {
 
 /** ResolvedMetricsOptions: checked options, every field present. */
 export interface ResolvedMetricsOptions {
+  readonly activity: boolean;
   readonly taskLabels: readonly (TaskLabel & { readonly name: string })[];
   readonly buckets: {
     readonly operation: number[];
@@ -75,7 +84,13 @@ export function resolveMetricsOptions(given: MetricsOptions | undefined): Resolv
   if (options !== undefined && (typeof options !== 'object' || options === null)) {
     throw new TypeError(`registerMetrics: options must be an object; got ${describe(options)}`);
   }
-  const read = (options ?? {}) as { taskLabels?: unknown; buckets?: unknown };
+  const read = (options ?? {}) as { activity?: unknown; taskLabels?: unknown; buckets?: unknown };
+  if (read.activity !== undefined && typeof read.activity !== 'boolean') {
+    throw new TypeError(
+      `registerMetrics: activity must be a boolean; got ${describe(read.activity)}`,
+    );
+  }
+  const activity = read.activity ?? true;
   const buckets = (read.buckets ?? {}) as Record<string, unknown>;
   const taskLabels = readTaskLabels(read.taskLabels);
   const resolved = {
@@ -84,9 +99,10 @@ export function resolveMetricsOptions(given: MetricsOptions | undefined): Resolv
     wait: readBuckets('wait', buckets['wait']),
   };
   return {
+    activity,
     taskLabels,
     buckets: resolved,
-    signature: JSON.stringify({ taskLabels, buckets: resolved }),
+    signature: JSON.stringify({ activity, taskLabels, buckets: resolved }),
   };
 }
 

@@ -4,7 +4,8 @@ import { addObserver } from '../engine/observe.js';
 import { describe } from '../task/describe.js';
 import { contextOfTarget } from '../worker/engine-of.js';
 import type { Worker } from '../worker/worker.js';
-import { Instruments } from './instruments.js';
+import { ActivityMetrics } from './activity.js';
+import { QueueGauges } from './gauges.js';
 import { MetricsObserver } from './observer.js';
 import { resolveMetricsOptions, type MetricsOptions } from './options.js';
 
@@ -14,8 +15,13 @@ export interface MetricsRegistration {
   unregister(): void;
 }
 
-/** The rescue metrics of each registry, made on the first registration. */
-const made = new WeakMap<Registry, Instruments>();
+/** The rescue metrics of a registry, made on its first registration. */
+interface Made {
+  readonly signature: string;
+  readonly gauges: QueueGauges;
+  readonly activity: ActivityMetrics | undefined;
+}
+const made = new WeakMap<Registry, Made>();
 
 /**
  * registerMetrics counts an engine's work in a prom-client registry: the
@@ -47,27 +53,35 @@ export function registerMetrics(
     );
   }
   const resolved = resolveMetricsOptions(options);
-  let instruments = made.get(registry);
-  if (instruments === undefined) {
-    instruments = new Instruments(registry, resolved);
-    made.set(registry, instruments);
-  } else if (instruments.options.signature !== resolved.signature) {
+  let metrics = made.get(registry);
+  if (metrics === undefined) {
+    metrics = {
+      signature: resolved.signature,
+      gauges: new QueueGauges(registry),
+      activity: resolved.activity ? new ActivityMetrics(registry, resolved) : undefined,
+    };
+    made.set(registry, metrics);
+  } else if (metrics.signature !== resolved.signature) {
     throw new Error(
       'registerMetrics: this registry holds rescue metrics made with other options; register with the same options, or use another registry',
     );
   }
-  if (instruments.engines.has(context)) {
+  const { gauges, activity } = metrics;
+  if (gauges.engines.has(context)) {
     throw new Error('registerMetrics: this engine is registered on this registry already');
   }
   const queue = context.options.queue;
-  instruments.start(queue);
-  instruments.engines.set(context, queue);
-  const remove = addObserver(context, new MetricsObserver(instruments, queue));
-  const owner = instruments;
+  gauges.start(queue);
+  gauges.engines.set(context, queue);
+  let remove = () => {};
+  if (activity !== undefined) {
+    activity.start(queue);
+    remove = addObserver(context, new MetricsObserver(activity, queue));
+  }
   return {
     unregister() {
       remove();
-      owner.engines.delete(context);
+      gauges.engines.delete(context);
     },
   };
 }

@@ -15,6 +15,7 @@ import {
   type Parking,
 } from '../engine/runtime.js';
 import { assertOpen } from '../engine/context.js';
+import { recordFailure } from '../engine/events.js';
 import { notify, runEnsure } from '../engine/observe.js';
 import { checkLayout } from '../engine/layout.js';
 import { TaskOutdatedError } from '../errors.js';
@@ -168,7 +169,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
       assertOpen(context, 'Worker.start');
       await checkLayout(context);
       this.wake = new WakeUp(
-        context.connection.client,
+        context.connection,
         context.keys.signal,
         this.engine.worker,
         context.clock,
@@ -504,6 +505,10 @@ export class Worker extends EventEmitter<WorkerEvents> {
     }
     if (failure !== undefined) {
       this.failed(task, failure.error);
+      // for `rescue tail`: the script events cannot know of a failure
+      recordFailure(engineContext(this.engine), id, failure.error).catch((error: unknown) =>
+        this.report(error),
+      );
       return undefined;
     }
     return this.complete(task, slot, lease, durationMs);
@@ -582,15 +587,16 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private async progress(task: Task, value: unknown): Promise<void> {
     const context = engineContext(this.engine);
     this.emit('task:progress', task, value);
-    await context.connection.client.publish(
-      context.keys.progress,
-      JSON.stringify({
-        id: task.core?.[Label.Object],
-        worker: this.engine.worker,
-        at: formatTime(context.clock()),
-        value,
-      }),
-    );
+    const message = JSON.stringify({
+      id: task.core?.[Label.Object],
+      worker: this.engine.worker,
+      at: formatTime(context.clock()),
+      value,
+    });
+    // on a cluster, sharded: only the node of the queue's slot passes it on
+    const { client, sharded } = context.connection;
+    if (sharded) await client.spublish(context.keys.progress, message);
+    else await client.publish(context.keys.progress, message);
   }
 
   /**

@@ -51,6 +51,7 @@ describe('registerMetrics options', () => {
       RangeError,
       /"other"/,
     ],
+    ['activity that is not a boolean', { activity: 'no' }, TypeError, /activity must be a boolean/],
     ['buckets out of order', { buckets: { wait: [1, 0.5] } }, RangeError, /buckets.wait/],
     [
       'a bucket that is not positive',

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ delete-search: complete tasks and claim the next ones, as one atomic
   step: for each entry in order, a delete (semantics 3.3) followed by a search
   (3.2), the same outcome as those calls made one after another with nothing
@@ -68,7 +69,9 @@ local replies = {}
 local memory = {}
 for first = SEARCH_ARGUMENTS + 1, #ARGV, DELETE_ARGUMENTS + 6 do
   local deleting = delete_request(first, searching.now)
+  ctx.op = 'delete'
   local result = delete(deleting, ctx)
+  ctx.op = nil
   if type(result) == 'table' then
     replies[#replies + 1] = { 'error', result.err }
     memory[#memory + 1] = { e = result.err }

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ delete: complete a task, steps 2 to 7 of semantics 3.3 (include/delete.lua).
 
   KEYS     every key of the queue
@@ -37,6 +38,7 @@ if kept ~= nil then
   return { tonumber(result), tonumber(emitted), tonumber(halted) }
 end
 local ctx = new_context(request.now)
+ctx.op = 'delete'
 local result = delete(request, ctx)
 if type(result) == 'table' then return result end
 finish(ctx)

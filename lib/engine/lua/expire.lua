@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ expire: one batch of retention deletions and lease revocations
   (semantics 3.6), plus one step of the sweep for records that are not tasks.
   The engine calls it until it reports no more work.
@@ -24,6 +25,7 @@ local now = tonumber(ARGV[1])
 local cutoff = ARGV[2]
 local batch = tonumber(ARGV[3])
 local ctx = new_context(now)
+ctx.op = 'expire'
 local deleted, revoked, more = 0, 0, 0
 
 -- Retention: tasks without cron that are not gate templates, created before
