@@ -176,21 +176,20 @@ export function beginCreate(
 }
 
 /**
- * runEnsure runs a handler's ensure inside the observers' wrappers (the
- * first observer outermost). Without observers it is the call itself.
+ * runEnsure runs a handler's ensure inside the wrappers of the observers that
+ * have one (the last registered outermost). Without them it is the call itself.
  */
 export function runEnsure(
   context: Observed,
   task: Task,
   ensure: () => Promise<void>,
 ): Promise<void> {
-  if (context.observers.size === 0) return ensure();
   let run = ensure;
-  for (const observer of [...context.observers].reverse()) {
-    const wrap = observer.ensure?.bind(observer);
-    if (wrap === undefined) continue;
+  for (const observer of context.observers) {
+    if (observer.ensure === undefined) continue;
     const inner = run;
-    run = () => wrap(task, inner);
+    run = () =>
+      (observer.ensure as NonNullable<EngineObserver['ensure']>).call(observer, task, inner);
   }
   return run();
 }
