@@ -6,6 +6,7 @@ import {
   SimpleSpanProcessor,
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
+import { TaskCoreError } from '../lib/errors.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { registerTracing } from '../lib/tracing/index.js';
@@ -191,6 +192,19 @@ describe('registerTracing', () => {
     expect(processes).toHaveLength(2);
     expect(processes.map((span) => span.parentSpanContext)).toEqual([undefined, undefined]);
     expect(processes.map((span) => span.links)).toEqual([[], []]);
+  });
+
+  it('leaves the label to the engine: create refuses a trace context the user wrote', async () => {
+    const q = queue();
+    const engine = q.engine('one');
+    registerTracing(engine, { tracer });
+    await expect(
+      engine.create({
+        core: { [Label.Trace]: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+        meta: { k: 'forged' },
+      }),
+    ).rejects.toBeInstanceOf(TaskCoreError);
+    expect(await engine.exists({ meta: { k: 'forged' } })).toBe(false);
   });
 
   it('refuses what is not an engine or a worker, and an unknown relation', () => {

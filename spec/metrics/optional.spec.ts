@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import * as metrics from '../../lib/metrics/index.js';
+import * as tracing from '../../lib/tracing/index.js';
 
 // Users who do not use metrics or tracing pay nothing: no module reachable
 // from the main entry imports prom-client or OpenTelemetry (they load them
@@ -58,5 +60,20 @@ describe('optional dependencies', () => {
   it('the metrics and tracing entries reach their packages (the walk sees packages)', () => {
     expect(reachable('metrics/index.ts').packages.has('prom-client')).toBe(true);
     expect(reachable('tracing/index.ts').packages.has('@opentelemetry/api')).toBe(true);
+  });
+});
+
+describe('the optional entries', () => {
+  it('rescue-engine/metrics and rescue-engine/tracing export exactly these names', () => {
+    expect(Object.keys(metrics).sort()).toEqual([
+      'metricsDefaults',
+      'registerMetrics',
+      'serveMetrics',
+    ]);
+    expect(Object.keys(tracing).sort()).toEqual([
+      'formatTraceparent',
+      'parseTraceparent',
+      'registerTracing',
+    ]);
   });
 });
