@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { BroadcastLedger } from './broadcast-ledger.js';
 import { openConnection, type Connection } from './connection.js';
+import type { EngineObserver } from './observe.js';
 import { queueKeys, workerOrderKey, type QueueKeys } from './keys.js';
 import type { ResolvedEngineOptions } from './options.js';
 import { Requests } from './requests.js';
@@ -38,6 +39,8 @@ export interface EngineContext {
   readonly pending: Set<(error: Error) => void>;
   /** The subscriber connection of wait and run, opened on first use. */
   watcher: Watcher | undefined;
+  /** Who observes the engine's operations and its workers (observe.ts): metrics, tracing. */
+  readonly observers: Set<EngineObserver>;
 }
 
 export function createEngineContext(options: ResolvedEngineOptions): EngineContext {
@@ -59,6 +62,7 @@ export function createEngineContext(options: ResolvedEngineOptions): EngineConte
     closeHooks: new Set(),
     pending: new Set(),
     watcher: undefined,
+    observers: new Set(),
   };
 }
 

@@ -10,6 +10,7 @@ import { readId } from './status.js';
 import { schedule } from '../schedule/index.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { layoutVersion } from './keys.js';
+import { beginCreate, countTasks } from './observe.js';
 import { runRequest } from './run.js';
 
 /**
@@ -38,14 +39,27 @@ export async function createTask(
     throw new TaskGateError('create: a gate template cannot be created after another task');
   }
 
-  const id = (await runRequest(context, 'create', (request) => [
-    now.getTime(),
-    ...args,
-    layoutVersion,
-    request,
-    after,
-  ])) as string;
+  // observers (tracing) may add core labels of their own: after validation,
+  // so the task is encoded again when they did
+  const end = beginCreate(context, stored);
+  const [, ...rest] = args;
+  let id: string;
+  try {
+    id = (await runRequest(context, 'create', (request) => [
+      now.getTime(),
+      end === undefined ? args[0] : encodeTask(stored),
+      ...rest,
+      layoutVersion,
+      request,
+      after,
+    ])) as string;
+  } catch (error) {
+    end?.(undefined, error);
+    throw error;
+  }
   stored.core = { ...stored.core, [Label.Object]: id };
+  end?.(stored, undefined);
+  countTasks(context, { created: { api: 1 } });
   applyAdditions(argument as object, sources, stored, plan.ticks !== undefined);
   return copyTask(stored);
 }

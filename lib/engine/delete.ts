@@ -6,6 +6,7 @@ import type { Labels, Task } from '../task/task.js';
 import { formatTime, tryParseTime } from '../task/time.js';
 import { validateDelete } from '../task/validate.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
+import { completedTask, countTasks } from './observe.js';
 import { runRequest } from './run.js';
 
 /**
@@ -23,8 +24,22 @@ export async function deleteTask(
   assertOpen(context, 'delete');
   const now = readClock(context.clock);
   const prepared = prepareDelete(context, argument, now, outcome, children);
-  if (prepared.completedLocally) return;
-  await runRequest(context, 'delete', (request) => [...prepared.args, request]);
+  if (!prepared.completedLocally) {
+    const reply = (await runRequest(context, 'delete', (request) => [
+      ...prepared.args,
+      request,
+    ])) as DeleteReply;
+    countDelete(context, reply);
+  }
+  completedTask(context, argument as Task);
+}
+
+/** DeleteReply is the delete script's answer: result (1 deleted, 2 requeued), children gates emitted, halted. */
+export type DeleteReply = [result: number, emitted: number, halted: number];
+
+/** countDelete reports what a delete's script counted: a requeue, gate emissions, a halt. */
+export function countDelete(context: EngineContext, [result, emitted, halted]: DeleteReply): void {
+  countTasks(context, { created: { requeue: result === 2 ? 1 : 0, gate: emitted }, halted });
 }
 
 /** DeletePreparation is a validated delete: done locally, or the delete script's arguments. */

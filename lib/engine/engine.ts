@@ -9,6 +9,7 @@ import { runDoctor, type DoctorReport } from './doctor.js';
 import { expireTasks } from './expire.js';
 import { extendTask } from './extend.js';
 import { bindContext } from './handle.js';
+import { observe } from './observe.js';
 import { resolveEngineOptions, type EngineOptions } from './options.js';
 import { listPage, type TaskPage, type TaskPageOptions } from './page.js';
 import { repairQueue, type RepairReport } from './repair.js';
@@ -47,27 +48,27 @@ export class Engine {
    * dropped if that task leaves the queue otherwise (cancelled with it).
    */
   create(task: Task, options?: CreateOptions): Promise<Task> {
-    return createTask(this.context, task, options);
+    return observe(this.context, 'create', () => createTask(this.context, task, options));
   }
 
   /** search returns a task now owned by this worker (or a broadcast task), or undefined when there is no work. */
   search(filter?: Task): Promise<Task | undefined> {
-    return searchTask(this.context, filter);
+    return observe(this.context, 'search', () => searchTask(this.context, filter));
   }
 
   /** delete completes a task this worker owns: deletes it, or requeues it when it pages or defers. */
   delete(task: Task): Promise<void> {
-    return deleteTask(this.context, task);
+    return observe(this.context, 'delete', () => deleteTask(this.context, task));
   }
 
   /** exists tells whether some task of the queue matches the query. */
   exists(query: Task): Promise<boolean> {
-    return existsTask(this.context, query);
+    return observe(this.context, 'exists', () => existsTask(this.context, query));
   }
 
   /** lister returns every task matching the query, oldest first, exactly as stored. */
   lister(query: Task): Promise<Task[]> {
-    return listTasks(this.context, query);
+    return observe(this.context, 'lister', () => listTasks(this.context, query));
   }
 
   /**
@@ -76,7 +77,7 @@ export class Engine {
    * counts, from the queue's indexes in O(log N): never by reading the tasks.
    */
   stats(): Promise<QueueStats> {
-    return queueStats(this.context);
+    return observe(this.context, 'stats', () => queueStats(this.context));
   }
 
   /**
@@ -85,7 +86,7 @@ export class Engine {
    * with a heartbeat; one that died drops out once its presence's TTL ran out.
    */
   workers(): Promise<WorkerPresence[]> {
-    return listWorkers(this.context);
+    return observe(this.context, 'workers', () => listWorkers(this.context));
   }
 
   /**
@@ -94,7 +95,7 @@ export class Engine {
    * about the last 10,000. Poll with the last id to follow it (`rescue tail`).
    */
   events(options?: QueueEventsOptions): Promise<QueueEvent[]> {
-    return readEvents(this.context, options);
+    return observe(this.context, 'events', () => readEvents(this.context, options));
   }
 
   /**
@@ -103,27 +104,27 @@ export class Engine {
    * next one. Each call reads a bounded part of the state's index.
    */
   tasks(options?: TaskPageOptions): Promise<TaskPage> {
-    return listPage(this.context, options);
+    return observe(this.context, 'tasks', () => listPage(this.context, options));
   }
 
   /** expire deletes tasks past retention and revokes ended leases. */
   expire(): Promise<void> {
-    return expireTasks(this.context);
+    return observe(this.context, 'expire', () => expireTasks(this.context));
   }
 
   /** extend renews the lease of a task this worker owns, from now. */
   extend(task: Task): Promise<void> {
-    return extendTask(this.context, task);
+    return observe(this.context, 'extend', () => extendTask(this.context, task));
   }
 
   /** cycles resets a task's circuit breaker (its owner and cycle count). */
   cycles(task: Task): Promise<void> {
-    return resetCycles(this.context, task);
+    return observe(this.context, 'cycles', () => resetCycles(this.context, task));
   }
 
   /** ticker emits the children of due cron templates and maintains their ticks. */
   ticker(): Promise<void> {
-    return tickTemplates(this.context);
+    return observe(this.context, 'ticker', () => tickTemplates(this.context));
   }
 
   /**
@@ -177,7 +178,7 @@ export class Engine {
    * returns a report; it only reads.
    */
   doctor(): Promise<DoctorReport> {
-    return runDoctor(this.context);
+    return observe(this.context, 'doctor', () => runDoctor(this.context));
   }
 
   /**
@@ -188,7 +189,7 @@ export class Engine {
    * to search, expire and ticker while it runs.
    */
   repair(): Promise<RepairReport> {
-    return repairQueue(this.context);
+    return observe(this.context, 'repair', () => repairQueue(this.context));
   }
 
   /** keyfmt returns the queue's key prefix in Redis, `rescue.io:{<queue>}`. */

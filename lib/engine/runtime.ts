@@ -4,9 +4,10 @@ import { readCoreLabel, readObjectId } from '../task/snapshot.js';
 import type { Task } from '../task/task.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { prepareCreate } from './create.js';
-import { deleteTask, prepareDelete } from './delete.js';
+import { countDelete, deleteTask, prepareDelete } from './delete.js';
 import { filterList, noFilters, type FilterList } from './filters.js';
 import { contextOf } from './handle.js';
+import { completedTask, countTasks, observe } from './observe.js';
 import { run, runRequest } from './run.js';
 import {
   broadcastArgs,
@@ -63,6 +64,14 @@ export async function deleteThenSearch(
   exclude: string[] = [],
 ): Promise<CompletionOutcome[]> {
   const context = contextOf(engine);
+  return observe(context, 'deleteSearch', () => completeAndSearch(context, completions, exclude));
+}
+
+async function completeAndSearch(
+  context: EngineContext,
+  completions: readonly Completion[],
+  exclude: string[],
+): Promise<CompletionOutcome[]> {
   assertOpen(context, 'delete');
   const now = readClock(context.clock);
   const nowMs = now.getTime();
@@ -73,7 +82,10 @@ export async function deleteThenSearch(
     try {
       const prepared = prepareDelete(context, task, now, outcome, children);
       // a broadcast copy this engine received is completed here: its search follows below
-      if (prepared.completedLocally) return;
+      if (prepared.completedLocally) {
+        completedTask(context, task);
+        return;
+      }
       entries.push(
         ...prepared.args,
         filters.texts,
@@ -92,12 +104,21 @@ export async function deleteThenSearch(
       ...searchArgs(context, noFilters, nowMs, request, exclude),
       ...entries,
     ])) as DeleteSearchReply[];
+    const counts = replies[sent.length];
+    if (counts?.[0] === 'counts')
+      countTasks(context, { created: { gate: counts[1] }, halted: counts[2] });
     sent.forEach((index, position) => {
       const reply = replies[position];
-      if (reply === undefined || reply[0] === 'error') {
-        const message = reply?.[1] ?? 'delete-search: no answer for this completion';
+      if (reply === undefined || reply[0] === 'error' || reply[0] === 'counts') {
+        const message =
+          reply?.[0] === 'error' ? reply[1] : 'delete-search: no answer for this completion';
         outcomes[index] = { deleted: false, error: fromReply(new Error(message)) };
         return;
+      }
+      const completion = completions[index];
+      if (completion !== undefined) {
+        countDelete(context, [reply[0], 0, 0]);
+        completedTask(context, completion.task);
       }
       const [, ...search] = reply;
       const filterSet = completions[index]?.filters.set ?? '';
@@ -121,8 +142,12 @@ export async function deleteThenSearch(
   return outcomes as CompletionOutcome[];
 }
 
-/** DeleteSearchReply is the delete-search script's answer for one entry. */
-type DeleteSearchReply = [number, ...SearchReply] | ['error', string];
+/**
+ * DeleteSearchReply is the delete-search script's answer for one entry, then
+ * once the counts of all entries: children gate templates emitted, tasks halted.
+ */
+type DeleteSearchReply =
+  [number, ...SearchReply] | ['error', string] | ['counts', emitted: number, halted: number];
 
 /**
  * searchFor searches with the worker runtime's filters (validated), tried in
@@ -137,8 +162,10 @@ export async function searchFor(
   parking?: Parking,
 ): Promise<Task | undefined> {
   const context = contextOf(engine);
-  assertOpen(context, 'search');
-  return searchWith(context, filters, exclude, parking);
+  return observe(context, 'search', async () => {
+    assertOpen(context, 'search');
+    return searchWith(context, filters, exclude, parking);
+  });
 }
 
 /**
@@ -170,6 +197,10 @@ export async function unparkSlots(engine: object, slots: string[]): Promise<void
  */
 export async function releaseTask(engine: object, task: Task): Promise<boolean> {
   const context = contextOf(engine);
+  return observe(context, 'release', () => release(context, task));
+}
+
+async function release(context: EngineContext, task: Task): Promise<boolean> {
   assertOpen(context, 'release');
   const id = readObjectId(task); // the task a handler had: read once, whatever it became
   if (id === undefined) return false;

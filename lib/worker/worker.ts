@@ -20,6 +20,7 @@ import {
 import { assertOpen } from '../engine/context.js';
 import { recordFailure as recordFailedEvent } from '../engine/events.js';
 import { watchChannel } from '../engine/keys.js';
+import { notify, runEnsure } from '../engine/observe.js';
 import { checkLayout } from '../engine/layout.js';
 import { TaskCancelledError, TaskOutdatedError, TaskTimeoutError } from '../errors.js';
 import { Label } from '../task/label.js';
@@ -30,6 +31,7 @@ import { Attempt } from './attempt.js';
 import { BackgroundLoop } from './background.js';
 import { Completions } from './completions.js';
 import { DeclinedTasks } from './declined.js';
+import { bindWorker } from './engine-of.js';
 import type { WorkerEvents } from './events.js';
 import {
   handlerTimeout,
@@ -124,6 +126,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
   ) {
     super();
     requireEngine(engine);
+    bindWorker(this, engine);
     this.handlers = readHandlers(handlers);
     this.options = resolveWorkerOptions(options);
     this.leaseTerms = this.resolveLeaseTerms();
@@ -426,6 +429,11 @@ export class Worker extends EventEmitter<WorkerEvents> {
    * completes it together with claiming the next (returned).
    */
   private async work(task: Task, slot: number): Promise<Task | undefined> {
+    const context = engineContext(this.engine);
+    if (context.observers.size > 0) {
+      const nowMs = context.clock().getTime();
+      notify(context, (observer) => observer.claimed?.(task, nowMs));
+    }
     const id = task.core?.[Label.Object] ?? '';
     const owned = task.core?.[Label.Worker] !== undefined;
     // Still running here: a broadcast task whose local lease ran out, or (a
@@ -503,7 +511,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
           }, timeout);
     attempt.start();
     try {
-      const result = await handler.ensure(task, ensureContext);
+      const result = await runEnsure(context, task, () => handler.ensure(task, ensureContext));
       // a result that cannot be kept with the outcome fails the attempt
       outcome = attempt.completed(result);
     } catch (error) {
@@ -512,15 +520,19 @@ export class Worker extends EventEmitter<WorkerEvents> {
       clearTimeout(timer);
       this.forget(id, lease);
     }
+    const durationMs = performance.now() - started;
+    if (context.observers.size > 0) {
+      notify(context, (observer) => observer.handled?.(task, durationMs, failure !== undefined));
+    }
     if (this.cancelled.delete(id)) return undefined; // gone from the queue: nothing to keep
     if (lease?.lost === true) {
-      if (failure !== undefined) this.emit('task:failed', task, failure.error);
+      if (failure !== undefined) this.failed(task, failure.error);
       return undefined;
     }
     if (timedOut !== undefined) {
       // the attempt failed, whatever ensure answered: the task stays owned
       // until its lease ends, and expire offers it again one cycle more
-      this.emit('task:failed', task, timedOut);
+      this.failed(task, timedOut);
       if (owned)
         await this.recordFailure(task, 'timeout', attempt.failed(this.engine.worker, timedOut));
       return undefined;
@@ -529,13 +541,13 @@ export class Worker extends EventEmitter<WorkerEvents> {
       // stop()'s grace period ran out: whatever ensure answered, the work was
       // cut short, so the task goes back to the queue (no cycle) instead of
       // being deleted or held until its lease ends
-      this.emit('task:failed', task, failure?.error ?? this.closedBy ?? this.graceError);
+      this.failed(task, failure?.error ?? this.closedBy ?? this.graceError);
       // after engine.close() there is no connection to give it back on
       if (owned && this.closedBy === undefined) await this.release(task);
       return undefined;
     }
     if (failure !== undefined) {
-      this.emit('task:failed', task, failure.error);
+      this.failed(task, failure.error);
       // for `rescue tail`: the script events cannot know of a failure
       recordFailedEvent(engineContext(this.engine), id, failure.error).catch((error: unknown) =>
         this.report(error),
@@ -544,14 +556,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
         await this.recordFailure(task, 'failed', attempt.failed(this.engine.worker, failure.error));
       return undefined;
     }
-    return this.complete(
-      task,
-      slot,
-      lease,
-      performance.now() - started,
-      outcome,
-      attempt.children(),
-    );
+    return this.complete(task, slot, lease, durationMs, outcome, attempt.children());
   }
 
   /**
@@ -651,6 +656,12 @@ export class Worker extends EventEmitter<WorkerEvents> {
     const lease = this.leases.get(id);
     if (lease !== undefined) lease.lose(error);
     else controller.abort(error);
+  }
+
+  /** failed emits `task:failed` and tells the engine's observers (metrics). */
+  private failed(task: Task, error: unknown): void {
+    notify(engineContext(this.engine), (observer) => observer.failed?.(task));
+    this.emit('task:failed', task, error);
   }
 
   private async release(task: Task): Promise<void> {

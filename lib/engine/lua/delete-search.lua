@@ -21,7 +21,9 @@
 
   Returns  per entry, in order: { delete result, kind, id, record, floor, next due, resume }
            (see delete.lua, search.lua), or { 'error', message } when the
-           entry's delete failed: its search did not run, and it wrote nothing
+           entry's delete failed: its search did not run, and it wrote nothing;
+           then one last { 'counts', emitted, halted }: the children gate
+           templates emitted and the tasks requeues halted, all entries together
   Errors   none: a failed delete is its entry's answer
 ]]
 --- @include "task"
@@ -42,7 +44,9 @@ local kept = replayed(searching.request)
 if kept ~= nil then
   local replies = {}
   for _, entry in ipairs(cjson.decode(kept)) do
-    if entry.e ~= nil then
+    if entry.n ~= nil then
+      replies[#replies + 1] = { 'counts', entry.n, entry.h }
+    elseif entry.e ~= nil then
       replies[#replies + 1] = { 'error', entry.e }
     elseif entry.k == 'task' then
       searching.floor, searching.base = string.match(entry.f, '^(%d+):(%d+)$')
@@ -86,6 +90,8 @@ for first = SEARCH_ARGUMENTS + 1, #ARGV, DELETE_ARGUMENTS + 6 do
       b = reply[8], c = ctx.claimed }
   end
 end
+replies[#replies + 1] = { 'counts', ctx.emitted, ctx.halted }
+memory[#memory + 1] = { n = ctx.emitted, h = ctx.halted }
 finish(ctx)
 remember(searching.request, searching.now, cjson.encode(memory))
 return replies

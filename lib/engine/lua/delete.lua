@@ -22,9 +22,12 @@
                        [task JSON, due ms, tick+1 ms, check ms] as create takes them, or ''
   ARGV[18] request     the idempotent request (include/request.lua)
 
-  Returns  1 (deleted: its outcome, completed, is recorded and told on the
-           task's watch channel, and the tasks held after it are released) or 2
-           (requeued); either way its spawned tasks are stored; the same again
+  Returns  { result, emitted, halted }: result 1 (deleted: its outcome,
+           completed, is recorded and told on the task's watch channel, and
+           the tasks held after it are released) or 2 (requeued), either way
+           its spawned tasks are stored; emitted: children gate templates
+           emitted; halted: 1 when the requeue halted the task (circuit
+           breaker), else 0. The same again
            for the same request
   Errors   TASK_NOT_FOUND, TASK_OUTDATED (the copy's worker or fencing token is
            not the stored claim's), TASK_CRON, TASK_LIMIT (a spawned leaf with
@@ -40,11 +43,14 @@
 
 local request = delete_request(1)
 local kept = replayed(ARGV[18])
-if kept ~= nil then return tonumber(kept) end
+if kept ~= nil then
+  local result, emitted, halted = string.match(kept, '^(%d+):(%d+):(%d+)$')
+  return { tonumber(result), tonumber(emitted), tonumber(halted) }
+end
 local ctx = new_context(request.now)
 ctx.op = 'delete'
 local result = delete(request, ctx)
 if type(result) == 'table' then return result end
 finish(ctx)
-remember(ARGV[18], request.now, tostring(result))
-return result
+remember(ARGV[18], request.now, result .. ':' .. ctx.emitted .. ':' .. ctx.halted)
+return { result, ctx.emitted, ctx.halted }

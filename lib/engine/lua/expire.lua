@@ -15,7 +15,8 @@
   ARGV[6]  retention   how long the outcome of a task a revocation halts is kept, ms (0: not kept)
   ARGV[7]  most        how many outcomes the queue keeps at most
 
-  Returns  { deleted, revoked, more }  more = 1 when a batch was full
+  Returns  { deleted, revoked, more, halted }  more = 1 when a batch was full;
+           halted: of the revoked tasks, those the circuit breaker now holds
   Errors   none: expire never fails because of the state of tasks
 ]]
 --- @include "task"
@@ -143,4 +144,4 @@ if over > 0 then
 end
 
 finish(ctx)
-return { deleted, revoked, more }
+return { deleted, revoked, more, ctx.halted }

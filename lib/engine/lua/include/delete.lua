@@ -20,7 +20,9 @@
 -- request.children   the tasks its handler spawned, { task JSON, due ms, tick+1 ms, check ms } each, or nil
 --
 -- Returns 1 (deleted), 2 (requeued), or an error reply: TASK_NOT_FOUND,
--- TASK_OUTDATED, TASK_CRON, all before the first write.
+-- TASK_OUTDATED, TASK_CRON, all before the first write. Counts the children
+-- gate templates emitted in ctx.emitted, and a requeue that halts the task in
+-- ctx.halted.
 
 -- gates: gate accounting (step 5), built on first use
 local gates_module = nil
@@ -40,6 +42,7 @@ local function gates()
     }
     store_task(child_id, child)
     reindex(child_id, nil, child, ctx)
+    ctx.emitted = ctx.emitted + 1
   end
 
   -- account flips the keys of every gate template matched by the copy's gate

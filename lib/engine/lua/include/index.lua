@@ -477,6 +477,9 @@ local function reindex(id, old, new, ctx)
   local new_halted = ns ~= nil and ns.halted
   if old_halted ~= new_halted then
     if new_halted then redis.call('ZADD', K['halted'], 0, id) else redis.call('ZREM', K['halted'], id) end
+    -- a stored task the circuit breaker now holds (for the metrics; a new or
+    -- re-indexed record is not a change of state)
+    if new_halted and os ~= nil then ctx.halted = ctx.halted + 1 end
   end
 
   local old_broadcast = os ~= nil and os.broadcast
@@ -542,8 +545,10 @@ end
 -- ctx.events      events for the `events` stream (note_event), written by finish
 -- ctx.op          'delete', 'expire' or nil: what the script does (note_event)
 -- ctx.quiet       true: no events (repair indexes every task anew)
+-- ctx.halted      stored tasks the circuit breaker came to hold (reported to the engine's metrics)
+-- ctx.emitted     children emitted by templates (ticker, gate accounting; the same)
 local function new_context(now_ms)
-  return { now = now_ms, claimable = {}, owners = {}, events = {} }
+  return { now = now_ms, claimable = {}, owners = {}, events = {}, halted = 0, emitted = 0 }
 end
 
 -- js_key writes a worker id so that byte order is JavaScript's string order
