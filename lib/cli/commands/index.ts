@@ -10,6 +10,7 @@
 // Two-word commands ('tasks list') form a group: `rescue tasks` lists them.
 import type { CliCommand } from '../command.js';
 import { doctorCommand } from './doctor.js';
+import { metricsCommand } from './metrics.js';
 import { repairCommand } from './repair.js';
 import { statsCommand } from './stats.js';
 import { tailCommand } from './tail.js';
@@ -33,4 +34,5 @@ export const commands: Readonly<Record<string, CliCommand>> = {
   tail: tailCommand,
   doctor: doctorCommand,
   repair: repairCommand,
+  metrics: metricsCommand,
 };
