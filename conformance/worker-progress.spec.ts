@@ -1,8 +1,7 @@
-import { Redis } from 'ioredis';
 import { has } from '../lib/matcher/matcher.js';
 import type { Task } from '../lib/task/task.js';
 import { parseTime } from '../lib/task/time.js';
-import { redisUrl } from './harness/queue.js';
+import { subscribeQueue } from './harness/redis.js';
 import { idOf, next, until, useWorkerQueue } from './harness/worker.js';
 
 const kind = (name: string) => (task: Task) => has(task.meta, { kind: name });
@@ -12,14 +11,12 @@ describe('Worker progress', () => {
 
   it('publishes context.progress(value) on the queue’s progress channel and as a local task:progress event', async () => {
     const eon = queue().live('eon');
-    const subscriber = new Redis(redisUrl());
+    const channel = `${eon.keyfmt()}:progress`;
+    const messages: { channel: string; message: string }[] = [];
+    const subscriber = await subscribeQueue(channel, (message) =>
+      messages.push({ channel, message }),
+    );
     try {
-      const channel = `${eon.keyfmt()}:progress`;
-      const messages: { channel: string; message: string }[] = [];
-      subscriber.on('message', (from: string, message: string) =>
-        messages.push({ channel: from, message }),
-      );
-      await subscriber.subscribe(channel);
       const worker = queue().worker(eon, [
         {
           filter: kind('a'),
@@ -57,7 +54,7 @@ describe('Worker progress', () => {
         [idOf(created), 'half way'],
       ]);
     } finally {
-      await subscriber.quit();
+      await subscriber.stop();
     }
   });
 
@@ -80,5 +77,55 @@ describe('Worker progress', () => {
     await eon.create({ meta: { kind: 'a' } });
     await ensured;
     expect(heardBeforeResolve).toBe(true);
+  });
+});
+
+describe('progress to waiters', () => {
+  const queue = useWorkerQueue();
+
+  it('reaches onProgress of wait and run, in order, before the outcome', async () => {
+    const q = queue();
+    const eon = q.live('eon');
+    const worker = q.worker(eon, [
+      {
+        filter: kind('a'),
+        ensure: async (_task, context) => {
+          await context.progress({ done: 1, of: 2 });
+          await context.progress(undefined);
+          await context.progress('half way');
+          return 'finished';
+        },
+      },
+    ]);
+    const heard: { value: unknown; worker: string }[] = [];
+    const claims: string[] = [];
+    const outcome = eon.run(
+      { meta: { kind: 'a' } },
+      {
+        timeout: 3_000,
+        onProgress: (value, worker) => heard.push({ value, worker }),
+        onClaim: (worker) => claims.push(worker),
+      },
+    );
+    // the run listens before the worker takes the task
+    await until(
+      async () => {
+        const [task] = await eon.lister({ meta: { kind: 'a' } });
+        if (task === undefined) return false;
+        const channel = `${eon.keyfmt()}:watch:${idOf(task)}`;
+        const [, listeners] = (await q.redis.pubsub('NUMSUB', channel)) as [string, number];
+        return Number(listeners) === 1;
+      },
+      3_000,
+      'the run listens',
+    );
+    await worker.start();
+    expect(await outcome).toMatchObject({ state: 'completed', result: 'finished' });
+    expect(heard).toEqual([
+      { value: { done: 1, of: 2 }, worker: 'eon' },
+      { value: null, worker: 'eon' },
+      { value: 'half way', worker: 'eon' },
+    ]);
+    expect(claims).toEqual(['eon']);
   });
 });

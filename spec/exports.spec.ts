@@ -2,6 +2,7 @@ import * as api from '../lib/index.js';
 import * as testing from '../lib/testing/index.js';
 import type {
   OwnerCount,
+  QueueEvent,
   QueueStats,
   TaskPage,
   TaskPageOptions,
@@ -20,6 +21,11 @@ describe('the public entry', () => {
         'LabelValueError',
         'Method',
         'QueueLayoutError',
+        'AcceptTimeoutError',
+        'TaskCancelledError',
+        'TaskResultError',
+        'TaskTimeoutError',
+        'WaitTimeoutError',
         'RescueError',
         'TaskCoreError',
         'TaskCronError',
@@ -42,7 +48,7 @@ describe('the public entry', () => {
     );
   });
 
-  it('exports the types of stats(), tasks() and workers() (checked by the compiler)', () => {
+  it('exports the types of stats(), tasks(), workers() and events() (checked by the compiler)', () => {
     const owner: OwnerCount = { worker: 'w', tasks: 1 };
     const state: TaskState = 'claimable';
     const options: TaskPageOptions = { state, limit: 1 };
@@ -51,6 +57,8 @@ describe('the public entry', () => {
       owners: [owner],
       oldestClaimable: undefined,
     };
+    const event: Pick<QueueEvent, 'kind'> = { kind: 'claimed' };
+    expect(event.kind).toBe('claimed');
     const presence: Pick<WorkerPresence, 'worker' | 'handlers'> = { worker: 'w', handlers: [null] };
     expect([options.state, page.tasks, counts.owners, presence.handlers]).toEqual([
       'claimable',
@@ -60,7 +68,7 @@ describe('the public entry', () => {
     ]);
   });
 
-  it('exports the embedded Redis launcher from rescue-engine/testing', () => {
-    expect(Object.keys(testing)).toEqual(['startRedisServer']);
+  it('exports the embedded Redis and Redis Cluster launchers from rescue-engine/testing', () => {
+    expect(Object.keys(testing).sort()).toEqual(['startRedisCluster', 'startRedisServer']);
   });
 });

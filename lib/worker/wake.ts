@@ -1,5 +1,10 @@
 import type { Clock } from '../clock.js';
-import { quitOrDisconnect, type RedisClient } from '../engine/connection.js';
+import {
+  isClusterClient,
+  quitOrDisconnect,
+  type Connection,
+  type RedisClient,
+} from '../engine/connection.js';
 
 /**
  * WakeUp tells idle slots of a worker that there may be work. A slot that
@@ -21,9 +26,11 @@ export class WakeUp {
   private closed = false;
   /** called with the engine-time instant of a template tick announced on the channel */
   onTick: ((tickMs: number) => void) | undefined;
+  /** called with each message of the control channel (cancel: which task to stop) */
+  onControl: ((message: string) => void) | undefined;
 
   constructor(
-    private readonly client: RedisClient,
+    private readonly connection: Pick<Connection, 'client' | 'sharded'>,
     private readonly channel: string,
     private readonly worker: string,
     private readonly clock: Clock,
@@ -31,6 +38,8 @@ export class WakeUp {
     /** engine ms per real ms */
     private readonly timeScale = 1,
     slots = 1,
+    /** the queue's control channel, subscribed with the signal channel on the same connection */
+    private readonly controlChannel?: string,
   ) {
     this.generations = Array.from({ length: slots }, () => 0);
     this.waiters = Array.from({ length: slots }, () => undefined);
@@ -42,16 +51,34 @@ export class WakeUp {
   }
 
   async start(): Promise<void> {
-    const subscriber = this.client.duplicate();
+    const { client, sharded } = this.connection;
+    // On a cluster: a Cluster of its own with one sharded subscriber per
+    // primary. When the queue's slot moves to another node (a failover,
+    // resharding), the node that lost it ends the subscription
+    // (SUNSUBSCRIBE); ioredis reports that as an error of the subscriber's
+    // node, and a fresh slot map makes it subscribe on the new owner. The
+    // map is also read again every second, in case that report never comes.
+    const subscriber: RedisClient = isClusterClient(client)
+      ? client.duplicate([], { shardedSubscribers: true, slotsRefreshInterval: 1_000 })
+      : client.duplicate();
+    if (isClusterClient(subscriber)) {
+      subscriber.on('nodeError', () => subscriber.refreshSlotsCache());
+    }
     subscriber.on('error', this.onError);
     // Messages sent while the subscription was down are lost: after every
-    // (re)connection, search once.
+    // (re)connection, and on a cluster after the subscribers were set up
+    // anew, search once.
     subscriber.on('ready', () => this.notify());
-    subscriber.on('message', (channel: string, message: string) => {
+    if (sharded) subscriber.on('subscribersReady', () => this.notify());
+    subscriber.on(sharded ? 'smessage' : 'message', (channel: string, message: string) => {
       if (channel === this.channel) this.onMessage(message);
+      else if (channel === this.controlChannel) this.onControl?.(message);
     });
     this.subscriber = subscriber;
-    await subscriber.subscribe(this.channel);
+    const channels =
+      this.controlChannel === undefined ? [this.channel] : [this.channel, this.controlChannel];
+    if (sharded) await subscriber.ssubscribe(...channels);
+    else await subscriber.subscribe(...channels);
   }
 
   /** notify wakes every slot. */

@@ -15,7 +15,15 @@ const kept = [
   'sweep',
   'filters',
   'filter-seen',
+  'events',
   'signal',
+  'outcomes',
+  'outcome-expiry',
+  'attempts',
+  'watch',
+  'control',
+  'held',
+  'followers',
 ];
 
 describe('repair-start.lua', () => {

@@ -1,3 +1,4 @@
+#!lua
 --[[ repair-write: index records anew (engine.repair, lib/engine/repair.ts).
   Each record is indexed from scratch, whatever indexes it has, unless it
   changed since repair-read gave it out: the operation that changed it
@@ -21,6 +22,7 @@
 
 local now = tonumber(ARGV[1])
 local ctx = new_context(now)
+ctx.quiet = true -- indexing anew is no event
 local indexed = 0
 for _, entry in ipairs(cjson.decode(ARGV[2])) do
   local id, record = entry[1], entry[2]

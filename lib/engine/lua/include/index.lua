@@ -358,8 +358,10 @@ local function reindex_pools(id, old, new, os, ns, ctx)
       if new_owner ~= nil then
         count_owner(new_owner, 1, ctx)
         redis.call('HSET', K['holders'], id, new_owner)
+        redis.call('HSET', K['claimed'], id, ctx.now) -- status: owned since
       else
         redis.call('HDEL', K['holders'], id)
+        redis.call('HDEL', K['claimed'], id)
       end
     end
   end
@@ -418,7 +420,36 @@ local function reindex_leaves(id, old, new, os, ns, ctx)
   if meta_changed and new ~= nil then roots().announce(id, new.meta) end
 end
 
+-- note_event: what a change means for `tail` (the `events` stream, written
+-- by finish): created / emitted (a template's child), claimed, completed (a
+-- delete), removed (retention, an obsolete leaf), revoked (expire), requeued
+-- (a delete that pages or defers), released (a release or a reset). ctx.op
+-- names the script's kind where the change alone does not tell.
+local function note_event(id, old, new, ctx)
+  if ctx.quiet then return end
+  local kind, worker
+  if old == nil then
+    if new == nil then return end
+    kind = template_of(new) ~= nil and 'emitted' or 'created'
+  elseif new == nil then
+    kind, worker = ctx.op == 'delete' and 'completed' or 'removed', owner_of(old)
+  else
+    local was, is = owner_of(old), owner_of(new)
+    if was == is then return end
+    if is ~= nil then
+      kind, worker = 'claimed', is
+    else
+      worker = was
+      if ctx.op == 'expire' then kind = 'revoked'
+      elseif ctx.op == 'delete' then kind = 'requeued'
+      else kind = 'released' end
+    end
+  end
+  ctx.events[#ctx.events + 1] = { kind, id, worker or '' }
+end
+
 local function reindex(id, old, new, ctx)
+  note_event(id, old, new, ctx)
   local os = old ~= nil and shape_of(old) or nil
   local ns = new ~= nil and shape_of(new) or nil
 
@@ -446,6 +477,9 @@ local function reindex(id, old, new, ctx)
   local new_halted = ns ~= nil and ns.halted
   if old_halted ~= new_halted then
     if new_halted then redis.call('ZADD', K['halted'], 0, id) else redis.call('ZREM', K['halted'], id) end
+    -- a stored task the circuit breaker now holds (for the metrics; a new or
+    -- re-indexed record is not a change of state)
+    if new_halted and os ~= nil then ctx.halted = ctx.halted + 1 end
   end
 
   local old_broadcast = os ~= nil and os.broadcast
@@ -484,16 +518,37 @@ local function reindex(id, old, new, ctx)
   reindex_pools(id, old, new, os, ns, ctx)
 end
 
--- remove_task deletes a stored task and all its index entries
+-- remove_task deletes a stored task and all its index entries. Its waiters
+-- hear of it: with its outcome (the script records one and sets ctx.finished
+-- to its id), or that it left the queue without one.
 local function remove_task(id, task, ctx)
   reindex(id, task, nil, ctx)
   redis.call('HDEL', K['tasks'], id)
+  redis.call('HDEL', K['attempts'], id)
+  if ctx.finished ~= id then redis.call(SIGNAL_PUBLISH, K['watch'] .. ':' .. id, '{"r":1}') end
+  -- tasks held after it that its completion did not release (it left the
+  -- queue otherwise) are dropped; cancel records theirs as cancelled first
+  if ctx.followers == nil then ctx.followers = redis.call('EXISTS', K['followers']) == 1 end
+  if ctx.followers then
+    local members = redis.call('ZRANGEBYLEX', K['followers'], '[' .. id .. '\0', '[' .. id .. '\0\255', 'LIMIT', 0, 100)
+    for _, member in ipairs(members) do
+      local follower = string.sub(member, #id + 2)
+      redis.call('ZREM', K['followers'], member)
+      redis.call('HDEL', K['held'], follower)
+      redis.call(SIGNAL_PUBLISH, K['watch'] .. ':' .. follower, '{"r":1}')
+    end
+  end
 end
 
 -- ctx.owners      changes of the owners counts not yet written (see finish)
 -- ctx.claimable   tasks that became claimable: { target, filter_ids } each
+-- ctx.events      events for the `events` stream (note_event), written by finish
+-- ctx.op          'delete', 'expire' or nil: what the script does (note_event)
+-- ctx.quiet       true: no events (repair indexes every task anew)
+-- ctx.halted      stored tasks the circuit breaker came to hold (reported to the engine's metrics)
+-- ctx.emitted     children emitted by templates (ticker, gate accounting; the same)
 local function new_context(now_ms)
-  return { now = now_ms, claimable = {}, owners = {} }
+  return { now = now_ms, claimable = {}, owners = {}, events = {}, halted = 0, emitted = 0 }
 end
 
 -- js_key writes a worker id so that byte order is JavaScript's string order
@@ -599,11 +654,18 @@ local function finish(ctx)
     end
   end
   ctx.owners = {}
+  -- the capped stream `tail` reads, while someone reads it: the stream exists
+  -- then (engine.events() makes it, with a TTL); NOMKSTREAM writes nothing else
+  for _, event in ipairs(ctx.events) do
+    if not redis.call('XADD', K['events'], 'NOMKSTREAM', 'MAXLEN', '~', 10000, '*', 'e', event[1], 'id', event[2],
+      'w', event[3], 'at', string.format('%d', ctx.now)) then break end
+  end
+  ctx.events = {}
   local slots = wake_slots(ctx)
   ctx.claimable = {}
   if #slots == 0 and not ctx.broadcast and ctx.next_due == nil and ctx.next_tick == nil then return end
   local message = { d = ctx.next_due, t = ctx.next_tick }
   if #slots > 0 then message.s = slots end
   if ctx.broadcast then message.a = 1 end
-  redis.call('PUBLISH', K['signal'], cjson.encode(message))
+  redis.call(SIGNAL_PUBLISH, K['signal'], cjson.encode(message))
 end
