@@ -40,14 +40,16 @@ const constantTime = new Set([
 /**
  * The SLOWLOG records every command slower than this (µs). Below it a command
  * cannot be the slowest of a row that matters (an engine script takes 50 µs
- * or more), and a threshold of 0 would record every command, overflowing
- * the log between two reads.
+ * or more). A threshold of 0 would record every command, the ones scripts
+ * call included: the log would overflow between two reads, and the logging
+ * would add to the very scripts it times.
  */
 const THRESHOLD_US = 100;
 /** How many entries the log keeps, and how many one read takes. */
 const LOG_LENGTH = 2_000;
 /** How often the log is read while a row runs (ms). */
 const READ_EVERY = 100;
+
 /**
  * slowest watches the SLOWLOG while `action` runs and returns its result with
  * `worst`, what the scripts Redis ran meanwhile cost:
