@@ -9,6 +9,7 @@
 // A pair's key starts with the name of one of the seven maps and a dot to
 // name that map (unquoted); otherwise the pair is of `meta`. The engine checks
 // the query it makes (engine.tasks), so this only reads the text.
+import { setLabel } from '../task/codec.js';
 import type { Labels, Task } from '../task/task.js';
 
 /** The seven label maps of a task, in the order pages show them. */
@@ -32,8 +33,7 @@ export function parseQuery(text: string): Task | undefined {
   if (trimmed.startsWith('{')) return parseJsonQuery(trimmed);
   const task: Partial<Record<MapName, Labels>> = {};
   for (const pair of readPairs(trimmed)) {
-    const labels = (task[pair.map] ??= {});
-    labels[pair.key] = pair.value;
+    setLabel((task[pair.map] ??= {}), pair.key, pair.value); // `__proto__` stays a label
   }
   return task;
 }

@@ -15,3 +15,31 @@ export async function readTaskById(context: EngineContext, id: string): Promise<
   const json = await context.connection.client.hget(context.keys.tasks, id);
   return tryDecodeStored(id, json);
 }
+
+/**
+ * readChildren reads the children of a template that are in the queue, the
+ * first `most` of them by id (the `children` index, then one HMGET).
+ */
+export async function readChildren(
+  context: EngineContext,
+  templateId: string,
+  most: number,
+): Promise<Task[]> {
+  assertOpen(context, 'read');
+  if (!isObjectId(templateId)) return [];
+  const client = context.connection.client;
+  const members = await client.zrangebylex(
+    context.keys.children,
+    `[${templateId}`,
+    `[${templateId}~`, // ids are digits and "-": "~" sorts after them
+    'LIMIT',
+    0,
+    most,
+  );
+  const ids = members
+    .filter((member) => member.length === templateId.length * 2 && member.startsWith(templateId))
+    .map((member) => member.slice(templateId.length));
+  if (ids.length === 0) return [];
+  const records = await client.hmget(context.keys.tasks, ...ids);
+  return ids.flatMap((id, index) => tryDecodeStored(id, records[index]) ?? []);
+}

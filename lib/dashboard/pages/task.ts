@@ -3,7 +3,7 @@
 // keys; the gates a trigger counts toward), its seven maps, and the actions.
 import { Gate, Label } from '../../task/label.js';
 import { contextOf } from '../../engine/handle.js';
-import { readTaskById } from '../../engine/read.js';
+import { readChildren, readTaskById } from '../../engine/read.js';
 import { creationTime } from '../../task/object-id.js';
 import type { Task } from '../../task/task.js';
 import { html, type Html } from '../html.js';
@@ -135,10 +135,10 @@ async function relations(deps: PageDeps, task: Task, facts: TaskFacts): Promise<
       </p>`,
     );
   if (facts.kind === 'cron') {
-    const children = await engine.lister({ root: { [Label.Object]: facts.id } });
+    const children = await readChildren(contextOf(engine), facts.id, relatedMost);
     parts.push(
       html`<h3>Children in the queue</h3>
-        ${taskTable(context, children.slice(0, relatedMost), 'No child of this template is in the queue.')}`,
+        ${taskTable(context, children, 'No child of this template is in the queue.')}`,
     );
   }
   if (facts.kind === 'gate') parts.push(gateKeys(context, facts));
