@@ -13,9 +13,10 @@ import { idOf, signal, until, useWorkerQueue } from './harness/worker.js';
 const hostile = '<script>alert("x")</script>';
 
 describe('the dashboard over HTTP', () => {
-  const queue = useWorkerQueue();
-  const dashboard = useDashboards();
+  // closed before the queue's engines (afterEach hooks run in the order they are registered)
   const served = useServers();
+  const dashboard = useDashboards();
+  const queue = useWorkerQueue();
 
   it('shows the counts by state and the oldest claimable task on the overview', async () => {
     const engine = queue().live('dash');

@@ -6,7 +6,8 @@ import type { Engine } from '../../lib/engine/engine.js';
 
 /**
  * useDashboards hands a test dashboards that are closed after it (before the
- * queue's engines: register it after useQueue / useWorkerQueue). A failure a
+ * queue's engines: register it before useQueue / useWorkerQueue, since
+ * afterEach hooks run in the order they were registered). A failure a
  * dashboard reports (a page that threw) fails the test.
  */
 export function useDashboards(): (engine: Engine, options?: DashboardOptions) => Dashboard {
@@ -30,7 +31,7 @@ export function useDashboards(): (engine: Engine, options?: DashboardOptions) =>
   };
 }
 
-/** useServers closes the dashboard servers a test started. */
+/** useServers closes the dashboard servers a test started (register it before useDashboards). */
 export function useServers(): (server: DashboardServer) => DashboardServer {
   let open: DashboardServer[] = [];
   afterEach(async () => {

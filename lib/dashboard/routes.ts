@@ -60,7 +60,7 @@ export function dashboardApp(state: DashboardState): Hono {
     c.header('Content-Security-Policy', contentSecurityPolicy);
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('X-Frame-Options', 'DENY');
-    c.header('Referrer-Policy', 'no-referrer');
+    c.header('Referrer-Policy', 'same-origin'); // no-referrer would make the browser send `Origin: null` with forms
     const host = c.req.header('host') ?? '';
     if (state.allowedHosts !== undefined && !state.allowedHosts.has(host.toLowerCase()))
       return c.text('421: this dashboard answers only on its own address', 421);

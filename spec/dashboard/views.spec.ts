@@ -68,7 +68,16 @@ describe('dashboard views', () => {
     });
     const svg = chart([sample(0, 0), sample(30_000, 5), sample(60_000, 10)], 60_000).text;
     expect(svg.match(/<polyline/g)).toHaveLength(4);
-    expect(svg).toContain('class="series claimable" points="4.0,156.0 320.0,80.0 636.0,4.0"');
+    const points = (markup: string, name: string) =>
+      new RegExp(`class="series ${name}"[^>]*points="([^"]*)"`).exec(markup)?.[1];
+    expect(points(svg, 'claimable')).toBe('4.0,156.0 320.0,80.0 636.0,4.0');
+    expect(svg).toContain('from 0 to 10');
+    // a longer history: only the last span is drawn, across the whole width
+    const longer = chart([sample(0, 10), sample(60_000, 0), sample(120_000, 10)], 60_000).text;
+    expect(points(longer, 'claimable')).toBe('4.0,156.0 636.0,4.0');
+    expect(longer).toContain('the last 1.0 min');
+    // a dashboard that just started: the time since its first sample
+    expect(chart([sample(0, 1), sample(3_000, 2)], 600_000).text).toContain('the last 3 s');
   });
 });
 

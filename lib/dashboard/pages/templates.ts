@@ -57,7 +57,7 @@ function cursor(value: string | undefined): { cursor?: string } {
 }
 
 function cronTable(context: PageContext, templates: readonly Task[]): Html {
-  return html`<table class="templates cron">
+  return html`<table class="templates cron-templates">
     <thead>
       <tr>
         <th>id</th>
@@ -85,7 +85,7 @@ function cronTable(context: PageContext, templates: readonly Task[]): Html {
 }
 
 function gateTable(context: PageContext, templates: readonly Task[]): Html {
-  return html`<table class="templates gate">
+  return html`<table class="templates gate-templates">
     <thead>
       <tr>
         <th>id</th>

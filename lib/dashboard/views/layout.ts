@@ -53,7 +53,7 @@ export function layout(context: PageContext, page: Page): Html {
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
+        <meta name="referrer" content="same-origin" />
         <title>${page.title} · rescue</title>
         <link rel="stylesheet" href="${base}/assets/dashboard.css" />
         <script src="${base}/assets/dashboard.js" defer></script>
