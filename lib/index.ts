@@ -11,6 +11,7 @@ export type { DoctorReport, DoctorCheck, DoctorCheckName, DoctorStatus } from '.
 export type { RepairReport } from './engine/repair.js';
 export type { QueueStats, OwnerCount } from './engine/stats.js';
 export type { WorkerPresence } from './engine/presence.js';
+export type { QueueEvent, QueueEventKind, QueueEventsOptions } from './engine/events.js';
 export type { TaskPage, TaskPageOptions, TaskState } from './engine/page.js';
 export { Worker } from './worker/worker.js';
 export type { Handler, EnsureContext } from './worker/handler.js';

@@ -7,6 +7,7 @@ import type {
   DashboardOptions,
   DashboardServer,
   OwnerCount,
+  QueueEvent,
   QueueStats,
   TaskPage,
   TaskPageOptions,
@@ -48,7 +49,7 @@ describe('the public entry', () => {
     );
   });
 
-  it('exports the types of stats(), tasks() and workers() (checked by the compiler)', () => {
+  it('exports the types of stats(), tasks(), workers() and events() (checked by the compiler)', () => {
     const owner: OwnerCount = { worker: 'w', tasks: 1 };
     const state: TaskState = 'claimable';
     const options: TaskPageOptions = { state, limit: 1 };
@@ -57,6 +58,8 @@ describe('the public entry', () => {
       owners: [owner],
       oldestClaimable: undefined,
     };
+    const event: Pick<QueueEvent, 'kind'> = { kind: 'claimed' };
+    expect(event.kind).toBe('claimed');
     const presence: Pick<WorkerPresence, 'worker' | 'handlers'> = { worker: 'w', handlers: [null] };
     expect([options.state, page.tasks, counts.owners, presence.handlers]).toEqual([
       'claimable',

@@ -357,6 +357,9 @@ export function doctorProbes(keys: QueueKeys): [string, ...string[]][] {
     ['LSET', keys['root-jobs'], '0', '{}'],
     ['LPOP', keys['root-jobs']],
     ['PUBLISH', keys.signal, '{}'],
+    ['XADD', keys.events, 'MAXLEN', '~', '10000', '*', 'e', 'x'],
+    ['XRANGE', keys.events, '-', '+', 'COUNT', '1'],
+    ['XREVRANGE', keys.events, '+', '-', 'COUNT', '1'],
     // the worker: wake-up channel, progress, chore locks (Redlock)
     ['SUBSCRIBE', keys.signal],
     ['PUBLISH', keys.progress, '{}'],

@@ -14,6 +14,7 @@ import { repairQueue, type RepairReport } from './repair.js';
 import { existsTask, listTasks } from './scan.js';
 import { searchTask } from './search.js';
 import { queueStats, type QueueStats } from './stats.js';
+import { readEvents, type QueueEvent, type QueueEventsOptions } from './events.js';
 import { listWorkers, type WorkerPresence } from './presence.js';
 import { tickTemplates } from './ticker.js';
 
@@ -76,6 +77,15 @@ export class Engine {
    */
   workers(): Promise<WorkerPresence[]> {
     return listWorkers(this.context);
+  }
+
+  /**
+   * events reads the queue's recent events (created, claimed, completed, …),
+   * oldest first: the newest ones, or those after an event id. The queue keeps
+   * about the last 10,000. Poll with the last id to follow it (`rescue tail`).
+   */
+  events(options?: QueueEventsOptions): Promise<QueueEvent[]> {
+    return readEvents(this.context, options);
   }
 
   /**

@@ -73,6 +73,7 @@ export const keyNames = [
   'parked', // zset (lex): `<filter id or ''>\0<deadline ms>\0<worker>\0<slot>` of idle worker slots
   'parked-slots', // hash: `<worker>\0<slot>` -> `<deadline ms>\0<filter ids, each followed by ','>`
   'parked-workers', // zset (lex): `<worker>\0<slot>` of idle worker slots (unicast wake-ups)
+  'events', // stream (capped, about 10,000): `e` created / emitted / claimed / completed / ... of each task change, for tail
   'signal', // pub/sub channel (not a key) on which scripts announce claimable work
 ] as const;
 

@@ -15,6 +15,7 @@ import {
   type Parking,
 } from '../engine/runtime.js';
 import { assertOpen } from '../engine/context.js';
+import { recordFailure } from '../engine/events.js';
 import { checkLayout } from '../engine/layout.js';
 import { TaskOutdatedError } from '../errors.js';
 import { Label } from '../task/label.js';
@@ -492,6 +493,10 @@ export class Worker extends EventEmitter<WorkerEvents> {
     }
     if (failure !== undefined) {
       this.emit('task:failed', task, failure.error);
+      // for `rescue tail`: the script events cannot know of a failure
+      recordFailure(engineContext(this.engine), id, failure.error).catch((error: unknown) =>
+        this.report(error),
+      );
       return undefined;
     }
     return this.complete(task, slot, lease, performance.now() - started);

@@ -15,6 +15,7 @@ const kept = [
   'sweep',
   'filters',
   'filter-seen',
+  'events',
   'signal',
 ];
 

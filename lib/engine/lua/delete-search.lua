@@ -64,7 +64,9 @@ local replies = {}
 local memory = {}
 for first = SEARCH_ARGUMENTS + 1, #ARGV, DELETE_ARGUMENTS + 6 do
   local deleting = delete_request(first, searching.now)
+  ctx.op = 'delete'
   local result = delete(deleting, ctx)
+  ctx.op = nil
   if type(result) == 'table' then
     replies[#replies + 1] = { 'error', result.err }
     memory[#memory + 1] = { e = result.err }

@@ -31,6 +31,7 @@ local request = delete_request(1)
 local kept = replayed(ARGV[14])
 if kept ~= nil then return tonumber(kept) end
 local ctx = new_context(request.now)
+ctx.op = 'delete'
 local result = delete(request, ctx)
 if type(result) == 'table' then return result end
 finish(ctx)

@@ -23,6 +23,7 @@ local now = tonumber(ARGV[1])
 local cutoff = ARGV[2]
 local batch = tonumber(ARGV[3])
 local ctx = new_context(now)
+ctx.op = 'expire'
 local deleted, revoked, more = 0, 0, 0
 
 -- Retention: tasks without cron that are not gate templates, created before

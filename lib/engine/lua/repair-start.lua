@@ -5,8 +5,8 @@
 
   Kept: the records (tasks), the counters (sequence, claims), the kept
   answers of idempotent writes (requests, requests-sweep), the filters the
-  queue knows (filters, filter-seen; their pools go and are made anew), and
-  the sweep cursor. spec/engine/repair.spec.ts checks that this list and the
+  queue knows (filters, filter-seen; their pools go and are made anew), the
+  sweep cursor and the events stream (tail's history). spec/engine/repair.spec.ts checks that this list and the
   one below name every key of lib/engine/keys.ts.
 
   KEYS     every key of the queue

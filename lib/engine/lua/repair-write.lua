@@ -21,6 +21,7 @@
 
 local now = tonumber(ARGV[1])
 local ctx = new_context(now)
+ctx.quiet = true -- indexing anew is no event
 local indexed = 0
 for _, entry in ipairs(cjson.decode(ARGV[2])) do
   local id, record = entry[1], entry[2]

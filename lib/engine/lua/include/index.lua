@@ -418,7 +418,36 @@ local function reindex_leaves(id, old, new, os, ns, ctx)
   if meta_changed and new ~= nil then roots().announce(id, new.meta) end
 end
 
+-- note_event: what a change means for `tail` (the `events` stream, written
+-- by finish): created / emitted (a template's child), claimed, completed (a
+-- delete), removed (retention, an obsolete leaf), revoked (expire), requeued
+-- (a delete that pages or defers), released (a release or a reset). ctx.op
+-- names the script's kind where the change alone does not tell.
+local function note_event(id, old, new, ctx)
+  if ctx.quiet then return end
+  local kind, worker
+  if old == nil then
+    if new == nil then return end
+    kind = template_of(new) ~= nil and 'emitted' or 'created'
+  elseif new == nil then
+    kind, worker = ctx.op == 'delete' and 'completed' or 'removed', owner_of(old)
+  else
+    local was, is = owner_of(old), owner_of(new)
+    if was == is then return end
+    if is ~= nil then
+      kind, worker = 'claimed', is
+    else
+      worker = was
+      if ctx.op == 'expire' then kind = 'revoked'
+      elseif ctx.op == 'delete' then kind = 'requeued'
+      else kind = 'released' end
+    end
+  end
+  ctx.events[#ctx.events + 1] = { kind, id, worker or '' }
+end
+
 local function reindex(id, old, new, ctx)
+  note_event(id, old, new, ctx)
   local os = old ~= nil and shape_of(old) or nil
   local ns = new ~= nil and shape_of(new) or nil
 
@@ -492,8 +521,11 @@ end
 
 -- ctx.owners      changes of the owners counts not yet written (see finish)
 -- ctx.claimable   tasks that became claimable: { target, filter_ids } each
+-- ctx.events      events for the `events` stream (note_event), written by finish
+-- ctx.op          'delete', 'expire' or nil: what the script does (note_event)
+-- ctx.quiet       true: no events (repair indexes every task anew)
 local function new_context(now_ms)
-  return { now = now_ms, claimable = {}, owners = {} }
+  return { now = now_ms, claimable = {}, owners = {}, events = {} }
 end
 
 -- js_key writes a worker id so that byte order is JavaScript's string order
@@ -599,6 +631,13 @@ local function finish(ctx)
     end
   end
   ctx.owners = {}
+  -- the capped stream `tail` reads, while someone reads it: the stream exists
+  -- then (engine.events() makes it, with a TTL); NOMKSTREAM writes nothing else
+  for _, event in ipairs(ctx.events) do
+    if not redis.call('XADD', K['events'], 'NOMKSTREAM', 'MAXLEN', '~', 10000, '*', 'e', event[1], 'id', event[2],
+      'w', event[3], 'at', string.format('%d', ctx.now)) then break end
+  end
+  ctx.events = {}
   local slots = wake_slots(ctx)
   ctx.claimable = {}
   if #slots == 0 and not ctx.broadcast and ctx.next_due == nil and ctx.next_tick == nil then return end
