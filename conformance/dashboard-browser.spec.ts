@@ -214,6 +214,34 @@ describe('the dashboard in a browser', () => {
     await watcher.locator('[data-stat="tasks"]', { hasText: '3' }).waitFor();
   });
 
+  it('follows the events as they happen, a hostile failure reason shown as text', async () => {
+    const q = queue();
+    const engine = q.live('producer');
+    const server = await serve(q);
+    const page = await newPage();
+    await page.goto(`${server.url}/events`);
+    await page.locator('#live-status[data-state="live"]').waitFor();
+    const task = await engine.create({ meta: { kind: 'followed' } });
+    const row = (kind: string) => page.locator(`#events-body tr[data-kind="${kind}"]`);
+    await row('created')
+      .filter({ hasText: idOf(task) })
+      .waitFor();
+    const worker = q.worker(q.live('worker-a'), [
+      {
+        filter: () => true,
+        ensure: () => Promise.reject(new Error(hostile)),
+      },
+    ]);
+    await worker.start();
+    await row('claimed').filter({ hasText: 'worker-a' }).waitFor();
+    await row('failed').waitFor();
+    expect(await row('failed').locator('td').nth(4).textContent()).toBe(hostile);
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+    await shoot(page, 'events');
+    // the page was not reloaded: the rows were added as the events came
+    expect(await page.evaluate("performance.getEntriesByType('navigation').length")).toBe(1);
+  });
+
   it('resets the cycles of a halted task and creates a task from the form', async () => {
     const q = queue();
     const engine = q.live('producer');

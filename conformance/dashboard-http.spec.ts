@@ -167,6 +167,39 @@ describe('the dashboard over HTTP', () => {
     release.resolve();
   });
 
+  it("counts throughput from the queue's events, and lists them on the events page", async () => {
+    const engine = queue().live('dash');
+    await engine.events(); // the queue records events from now on
+    const board = dashboard(engine, { sampleInterval: 50 });
+    const first = await engine.create({ meta: { kind: 'a' } });
+    await engine.create({ meta: { kind: 'b' } });
+    const claimed = await engine.search({ meta: { kind: 'a' } });
+    await engine.delete(claimed ?? {});
+    const client = new Client(board);
+    const throughput = (page: string, name: string) => dataText(page, 'throughput', name);
+    let overview = '';
+    await until(
+      async () => {
+        overview = (await client.page('/')).text;
+        return throughput(overview, 'completed-1') === '1';
+      },
+      5_000,
+      'the overview counts the completion',
+    );
+    expect(throughput(overview, 'created-1')).toBe('2');
+    expect(throughput(overview, 'claimed-15')).toBe('1');
+    expect(throughput(overview, 'failed-5')).toBe('0');
+
+    const events = (await client.page('/events')).text;
+    const kinds = [...events.matchAll(/<tr data-event="[^"]+" data-kind="(\w+)"/g)].map(
+      (match) => match[1],
+    );
+    expect(kinds).toEqual(['completed', 'claimed', 'created', 'created']); // newest first
+    expect(events).toContain(`href="/task/${idOf(first)}"`);
+    const created = (await client.page('/events?kind=created')).text;
+    expect(created.match(/<tr data-event=/g)).toHaveLength(2);
+  });
+
   it('refuses every action when read-only, and offers none', async () => {
     const engine = queue().live('dash');
     const task = await engine.create({ core: { [Label.Cancel]: '2' }, meta: { kind: 'a' } });
@@ -321,8 +354,9 @@ describe('the dashboard over HTTP', () => {
     expect((await fetch(`http://127.0.0.1:${anywhere.port}/`)).status).toBe(401);
   });
 
-  it('tells a live stream when the queue changes', async () => {
+  it('tells a live stream when the queue changes, and of each event', async () => {
     const engine = queue().live('dash');
+    await engine.events(); // the queue records events from now on
     const board = dashboard(engine, { sampleInterval: 50 });
     const response = await board.fetch(new Request('http://127.0.0.1/live'));
     expect(response.headers.get('content-type')).toBe('text/event-stream');
@@ -340,7 +374,15 @@ describe('the dashboard over HTTP', () => {
     received = '';
     const task: Task = await engine.create({ meta: { kind: 'a' } });
     await readUntil(/event: change/);
-    expect(task.core?.[Label.Object]).toBeDefined();
-    await reader.cancel();
+    await readUntil(
+      new RegExp(
+        `event: queue-event\ndata: \\{"id":"[^"]+","kind":"created","task":"${idOf(task)}"`,
+      ),
+    );
+    // close() ends the streams still open
+    await board.close();
+    let ended = false;
+    while (!ended) ended = (await reader.read()).done;
+    expect(ended).toBe(true);
   });
 });

@@ -1,10 +1,15 @@
-// The dashboard's view of the queue over time: it samples engine.stats()
-// (and the live workers) every interval, keeps the samples of the last
-// minutes for the overview's chart, and tells subscribers (the browsers'
-// Server-Sent Event streams) when something changed. One feed per dashboard,
-// however many browsers watch.
+// The dashboard's view of the queue over time: every interval it samples
+// engine.stats() and the live workers, and reads the queue's new events
+// (engine.events(), which also keeps the queue recording them); it keeps the
+// samples and the event counts of the last minutes for the overview, and
+// tells subscribers (the browsers' Server-Sent Event streams) of each event
+// and whenever something changed. One feed per dashboard, however many
+// browsers watch.
 import type { Engine } from '../engine/engine.js';
+import type { QueueEvent } from '../engine/events.js';
 import type { QueueStats } from '../engine/stats.js';
+import { formatTime } from '../task/time.js';
+import { Throughput } from './throughput.js';
 
 /** Sample is the queue's counts at one instant (the engine clock's ms). */
 export interface Sample {
@@ -31,7 +36,9 @@ export interface LiveEvent {
 export type LiveMessage =
   | { readonly type: 'change' }
   | { readonly type: 'failure'; readonly message: string }
-  | { readonly type: 'event'; readonly event: LiveEvent };
+  | { readonly type: 'event'; readonly event: LiveEvent }
+  /** more events came in one interval than are sent one by one: this many were not */
+  | { readonly type: 'gap'; readonly skipped: number };
 
 export interface LiveFeedOptions {
   /** ms between samples */
@@ -44,6 +51,11 @@ export interface LiveFeedOptions {
 
 /** The most samples kept, whatever the history and interval. */
 const samplesMost = 2_000;
+/** Events read per call, and calls per sample at most (a burst beyond is read at the next). */
+const eventsPerRead = 1_000;
+const readsPerSample = 5;
+/** The most events of one sample sent to browsers one by one (the newest). */
+export const eventsSentMost = 200;
 
 /** LiveFeed samples the queue and tells subscribers about changes. */
 export class LiveFeed {
@@ -56,6 +68,8 @@ export class LiveFeed {
   private fingerprint = '';
   private lastStats: QueueStats | undefined;
   private lastFailure: string | undefined;
+  private eventsAfter: string | undefined;
+  private readonly counted = new Throughput();
 
   constructor(
     private readonly engine: Engine,
@@ -120,6 +134,11 @@ export class LiveFeed {
     return this.lastStats;
   }
 
+  /** throughput counts the events read so far, by kind, in buckets. */
+  get throughput(): Throughput {
+    return this.counted;
+  }
+
   /** failure is why the last sample failed, undefined when it did not. */
   get failure(): string | undefined {
     return this.lastFailure;
@@ -139,10 +158,16 @@ export class LiveFeed {
   private async sample(): Promise<void> {
     let stats: QueueStats;
     let workers: string;
+    let events: QueueEvent[];
     try {
-      const [read, live] = await Promise.all([this.engine.stats(), this.engine.workers()]);
+      const [read, live, fresh] = await Promise.all([
+        this.engine.stats(),
+        this.engine.workers(),
+        this.readEvents(),
+      ]);
       stats = read;
       workers = live.map((presence) => `${presence.worker}:${presence.running}`).join(',');
+      events = fresh;
     } catch (error) {
       const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       if (message !== this.lastFailure) this.tell({ type: 'failure', message });
@@ -152,6 +177,14 @@ export class LiveFeed {
     }
     this.lastFailure = undefined;
     this.lastStats = stats;
+    this.eventsAfter = events.at(-1)?.id ?? this.eventsAfter; // read again after a failed sample
+    this.counted.begin(stats.at.getTime());
+    for (const event of events) this.counted.add(event.kind, event.at.getTime());
+    this.counted.prune(stats.at.getTime() - this.options.history);
+    const skipped = events.length - eventsSentMost;
+    if (skipped > 0) this.tell({ type: 'gap', skipped });
+    for (const event of events.slice(Math.max(0, skipped)))
+      this.tell({ type: 'event', event: liveEvent(event) });
     this.keep({
       at: stats.at.getTime(),
       tasks: stats.tasks,
@@ -166,10 +199,25 @@ export class LiveFeed {
       oldestClaimable: stats.oldestClaimable?.id,
       workers,
     });
-    if (fingerprint !== this.fingerprint) {
+    if (fingerprint !== this.fingerprint || events.length > 0) {
       this.fingerprint = fingerprint;
       this.tell({ type: 'change' });
     }
+  }
+
+  /** readEvents reads the events since the last read (the newest, the first time). */
+  private async readEvents(): Promise<QueueEvent[]> {
+    const events: QueueEvent[] = [];
+    let after = this.eventsAfter;
+    for (let read = 0; read < readsPerSample; read++) {
+      const page = await this.engine.events(
+        after === undefined ? { limit: eventsPerRead } : { after, limit: eventsPerRead },
+      );
+      events.push(...page);
+      after = page.at(-1)?.id ?? after;
+      if (page.length < eventsPerRead) break;
+    }
+    return events;
   }
 
   private keep(sample: Sample): void {
@@ -180,4 +228,16 @@ export class LiveFeed {
     drop = Math.max(drop, this.kept.length - samplesMost);
     if (drop > 0) this.kept.splice(0, drop);
   }
+}
+
+/** liveEvent is an event as the browser receives it (times as formatTime writes them). */
+export function liveEvent(event: QueueEvent): LiveEvent {
+  return {
+    id: event.id,
+    kind: event.kind,
+    task: event.task,
+    worker: event.worker,
+    at: formatTime(event.at),
+    ...(event.reason === undefined ? {} : { reason: event.reason }),
+  };
 }

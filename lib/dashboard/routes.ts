@@ -13,6 +13,7 @@ import { html } from './html.js';
 import type { LiveFeed } from './live.js';
 import type { ResolvedDashboardOptions } from './options.js';
 import { createPage } from './pages/create.js';
+import { eventsPage } from './pages/events.js';
 import type { PageDeps } from './pages/deps.js';
 import { overviewPage } from './pages/overview.js';
 import { taskPage } from './pages/task.js';
@@ -140,6 +141,10 @@ export function dashboardApp(state: DashboardState): Hono {
   app.get('/workers', async (c) => {
     const d = deps(c);
     return render(c, d.context, await workersPage(d));
+  });
+  app.get('/events', async (c) => {
+    const d = deps(c);
+    return render(c, d.context, await eventsPage(d, c.req.query('kind')));
   });
   app.get('/create', (c) => {
     const d = deps(c);

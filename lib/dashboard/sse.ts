@@ -1,13 +1,17 @@
 // The live stream a browser listens to (Server-Sent Events): `change` when
 // the queue changed (the page fetches its live region again), `failure` when
-// the queue cannot be read, `queue-event` for each event of the queue's
-// feed, and a comment every 15 s so proxies keep the connection open.
+// the queue cannot be read, `queue-event` for each event of the queue's feed
+// (`gap` when more came at once than are sent one by one), and a comment
+// every 15 s so proxies keep the connection open. A browser that stops
+// reading is cut off rather than buffered for without end.
 import type { Context } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import type { LiveFeed, LiveMessage } from './live.js';
 
 /** ms between keep-alive comments. */
 const pingInterval = 15_000;
+/** Messages a stream may have waiting to be read before it is ended. */
+const pendingMost = 1_000;
 
 /** OpenStreams are the streams of a dashboard, so close() can end them. */
 export type OpenStreams = Set<SSEStreamingApi>;
@@ -16,16 +20,22 @@ export type OpenStreams = Set<SSEStreamingApi>;
 export function liveStream(c: Context, feed: LiveFeed, streams: OpenStreams): Response {
   return streamSSE(c, async (stream) => {
     streams.add(stream);
+    let pending = 0;
+    const write = (written: Promise<unknown>): void => {
+      pending++;
+      if (pending > pendingMost) stream.abort();
+      written.then(
+        () => pending--,
+        () => pending--,
+      );
+    };
     const send = (message: LiveMessage): void => {
       const event = message.type === 'event' ? 'queue-event' : message.type;
-      const data =
-        message.type === 'event' ? JSON.stringify(message.event) : JSON.stringify(message);
-      stream.writeSSE({ event, data }).catch(() => undefined);
+      const data = JSON.stringify(message.type === 'event' ? message.event : message);
+      write(stream.writeSSE({ event, data }));
     };
     const unsubscribe = feed.subscribe(send);
-    const ping = setInterval(() => {
-      stream.write(': ping\n\n').catch(() => undefined);
-    }, pingInterval);
+    const ping = setInterval(() => write(stream.write(': ping\n\n')), pingInterval);
     ping.unref();
     try {
       await stream.writeSSE({ event: 'hello', data: '{}', retry: 3_000 });
@@ -33,25 +43,17 @@ export function liveStream(c: Context, feed: LiveFeed, streams: OpenStreams): Re
       await new Promise<void>((resolve) => {
         if (stream.aborted || stream.closed) resolve();
         stream.onAbort(resolve);
-        closers.set(stream, resolve);
       });
     } finally {
       clearInterval(ping);
       unsubscribe();
       streams.delete(stream);
-      closers.delete(stream);
     }
   });
 }
 
-const closers = new WeakMap<SSEStreamingApi, () => void>();
-
-/** endStreams ends every open stream (the dashboard closes). */
-export async function endStreams(streams: OpenStreams): Promise<void> {
-  await Promise.all(
-    [...streams].map(async (stream) => {
-      closers.get(stream)?.();
-      await stream.close().catch(() => undefined);
-    }),
-  );
+/** endStreams ends every open stream (the dashboard or its server closes). */
+export function endStreams(streams: OpenStreams): Promise<void> {
+  for (const stream of streams) stream.abort();
+  return Promise.resolve();
 }

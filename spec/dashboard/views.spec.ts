@@ -1,5 +1,5 @@
 import { html } from '../../lib/dashboard/html.js';
-import { chart } from '../../lib/dashboard/views/chart.js';
+import { chart, type ChartPoint } from '../../lib/dashboard/views/chart.js';
 import { duration, relative, timeLabel } from '../../lib/dashboard/views/format.js';
 import { allMaps, chips } from '../../lib/dashboard/views/labels.js';
 import { layout, type PageContext } from '../../lib/dashboard/views/layout.js';
@@ -57,27 +57,25 @@ describe('dashboard views', () => {
   });
 
   it('chart the samples of the span as one line per count', () => {
-    expect(chart([], 60_000).text).toContain('Collecting samples');
-    const sample = (at: number, claimable: number) => ({
+    const series = ['claimable', 'owned', 'waiting', 'halted'];
+    const draw = (points: ChartPoint[], spanMs: number) => chart(points, series, spanMs, 'tasks');
+    expect(draw([], 60_000).text).toContain('Collecting samples');
+    const sample = (at: number, claimable: number): ChartPoint => ({
       at,
-      tasks: claimable,
-      claimable,
-      owned: 1,
-      waiting: 0,
-      halted: 0,
+      values: { claimable, owned: 1, waiting: 0, halted: 0 },
     });
-    const svg = chart([sample(0, 0), sample(30_000, 5), sample(60_000, 10)], 60_000).text;
+    const svg = draw([sample(0, 0), sample(30_000, 5), sample(60_000, 10)], 60_000).text;
     expect(svg.match(/<polyline/g)).toHaveLength(4);
     const points = (markup: string, name: string) =>
       new RegExp(`class="series ${name}"[^>]*points="([^"]*)"`).exec(markup)?.[1];
     expect(points(svg, 'claimable')).toBe('4.0,156.0 320.0,80.0 636.0,4.0');
     expect(svg).toContain('from 0 to 10');
     // a longer history: only the last span is drawn, across the whole width
-    const longer = chart([sample(0, 10), sample(60_000, 0), sample(120_000, 10)], 60_000).text;
+    const longer = draw([sample(0, 10), sample(60_000, 0), sample(120_000, 10)], 60_000).text;
     expect(points(longer, 'claimable')).toBe('4.0,156.0 636.0,4.0');
     expect(longer).toContain('the last 1.0 min');
     // a dashboard that just started: the time since its first sample
-    expect(chart([sample(0, 1), sample(3_000, 2)], 600_000).text).toContain('the last 3 s');
+    expect(draw([sample(0, 1), sample(3_000, 2)], 600_000).text).toContain('the last 3 s');
   });
 });
 

@@ -11,6 +11,7 @@
   var liveUrl = body.getAttribute('data-live') || '';
   var pollMs = Number(body.getAttribute('data-poll')) || 5000;
   var refreshEvery = Number(body.getAttribute('data-refresh-every')) || 0;
+  var refreshOnChange = body.getAttribute('data-refresh-on-change') !== '0';
   var source = null;
   var pollTimer = null;
   var tickTimer = null;
@@ -70,10 +71,13 @@
       });
   }
 
+  // A row for each event as it arrives, built with textContent: never markup from data.
   function addEvent(data) {
     var list = document.getElementById('events-body');
     if (!list) return;
     var event = JSON.parse(data);
+    var only = list.getAttribute('data-kind-filter');
+    if (only && only !== event.kind) return;
     if (list.querySelector('[data-event="' + CSS.escape(event.id) + '"]')) return;
     var row = document.createElement('tr');
     row.setAttribute('data-event', event.id);
@@ -88,10 +92,14 @@
           code.textContent = text;
           link.appendChild(code);
           cell.appendChild(link);
+        } else if (index === 1) {
+          var badge = document.createElement('span');
+          badge.className = 'event ' + text;
+          badge.textContent = text;
+          cell.appendChild(badge);
         } else {
           cell.textContent = text;
         }
-        if (index === 1) cell.className = 'event ' + event.kind;
         row.appendChild(cell);
       },
     );
@@ -102,6 +110,18 @@
     if (empty) empty.remove();
   }
 
+  function addGap(data) {
+    var list = document.getElementById('events-body');
+    if (!list) return;
+    var row = document.createElement('tr');
+    row.className = 'gap';
+    var cell = document.createElement('td');
+    cell.colSpan = 5;
+    cell.textContent = JSON.parse(data).skipped + ' more events came at once and are not shown';
+    row.appendChild(cell);
+    list.insertBefore(row, list.firstChild);
+  }
+
   function connect() {
     source = new EventSource(liveUrl);
     source.addEventListener('open', function () {
@@ -109,9 +129,14 @@
       failures = 0;
       setStatus('live', 'live');
     });
-    source.addEventListener('change', scheduleRefresh);
+    source.addEventListener('change', function () {
+      if (refreshOnChange) scheduleRefresh();
+    });
     source.addEventListener('queue-event', function (message) {
       addEvent(message.data);
+    });
+    source.addEventListener('gap', function (message) {
+      addGap(message.data);
     });
     source.addEventListener('failure', function () {
       setStatus('error', 'queue unreadable');

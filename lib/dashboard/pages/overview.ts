@@ -2,14 +2,23 @@
 // the queue over the last minutes, owners, and claimable tasks nobody takes.
 import type { QueueStats } from '../../engine/stats.js';
 import { html, type Html } from '../html.js';
+import type { LiveFeed } from '../live.js';
+import { bucketMs } from '../throughput.js';
 import { chart } from '../views/chart.js';
 import { count, duration } from '../views/format.js';
 import { notice, type Page } from '../views/layout.js';
 import { taskPath, tasksPath } from '../paths.js';
 import type { PageDeps } from './deps.js';
 
-/** How much of the feed's history the chart shows. */
+/** How much of the feed's history the charts show. */
 const chartSpanMs = 10 * 60_000;
+/** The counts the queue's chart draws. */
+const queueSeries = ['claimable', 'owned', 'waiting', 'halted'] as const;
+/** The event kinds the throughput table counts, and those its chart draws. */
+const throughputKinds = ['completed', 'created', 'claimed', 'failed', 'revoked'] as const;
+const throughputSeries = ['completed', 'created'] as const;
+/** The windows of the throughput table, ms. */
+const throughputWindows = [60_000, 5 * 60_000, 15 * 60_000] as const;
 
 export async function overviewPage(deps: PageDeps): Promise<Page> {
   const { engine, feed, context } = deps;
@@ -64,7 +73,16 @@ export async function overviewPage(deps: PageDeps): Promise<Page> {
       </section>
       <section class="history">
         <h2>The last minutes</h2>
-        ${chart(feed.samples(), chartSpanMs)}
+        ${chart(
+          feed.samples().map((sample) => ({ at: sample.at, values: { ...sample } })),
+          queueSeries,
+          chartSpanMs,
+          'tasks by state',
+        )}
+      </section>
+      <section class="throughput">
+        <h2>Throughput</h2>
+        ${throughput(feed, stats.at.getTime())}
       </section>
       <section class="owners">
         <h2>Owners</h2>
@@ -122,4 +140,52 @@ function unmatched({ context }: PageDeps, stats: QueueStats): Html {
           </li>`,
       )}
     </ul>`;
+}
+
+/** throughput writes how many events of each kind the last minutes brought, and a chart of them. */
+function throughput(feed: LiveFeed, nowMs: number): Html {
+  const counted = feed.throughput;
+  const since = counted.since;
+  if (since === undefined)
+    return html`<p class="none">
+      Counting starts with the dashboard's first read of the queue's events.
+    </p>`;
+  const countedMs = nowMs - since;
+  const cell = (kind: string, windowMs: number): Html => {
+    const events = counted.total(kind, nowMs - windowMs);
+    const perMinute = events / (Math.min(windowMs, Math.max(countedMs, bucketMs)) / 60_000);
+    return html`<td class="number" data-throughput="${kind}-${windowMs / 60_000}">
+      ${count(events)} <span class="rate">(${perMinute.toFixed(1)}/min)</span>
+    </td>`;
+  };
+  return html`<table class="throughput">
+      <thead>
+        <tr>
+          <th>events</th>
+          ${throughputWindows.map((windowMs) => html`<th class="number">last ${duration(windowMs)}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${throughputKinds.map(
+          (kind) =>
+            html`<tr>
+              <th scope="row"><span class="event ${kind}">${kind}</span></th>
+              ${throughputWindows.map((windowMs) => cell(kind, windowMs))}
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    <p class="note">
+      Counted from the queue's event stream (<code>engine.events()</code>) in buckets of
+      ${duration(bucketMs)}, since ${new Date(since).toISOString()} (${duration(countedMs)} ago); a
+      window longer than that counts only since then.
+    </p>
+    ${chart(
+      counted
+        .series(throughputSeries, nowMs - chartSpanMs, nowMs)
+        .filter((point) => point.at >= since - bucketMs),
+      throughputSeries,
+      chartSpanMs,
+      `events per ${duration(bucketMs)}`,
+    )}`;
 }

@@ -31,6 +31,8 @@ export interface Page {
   readonly content: Html;
   /** refresh the region when the queue changes (default true) */
   readonly live?: boolean;
+  /** refresh the region when the queue changes (default true; the events page adds rows instead) */
+  readonly refreshOnChange?: boolean;
   /** refresh the region at least this often, ms (ages that grow without a change) */
   readonly refreshEvery?: number;
   readonly status?: number;
@@ -63,6 +65,7 @@ export function layout(context: PageContext, page: Page): Html {
         data-live="${live ? `${base}/live` : ''}"
         data-poll="${context.pollInterval}"
         data-refresh-every="${page.refreshEvery ?? 0}"
+        data-refresh-on-change="${page.refreshOnChange === false ? '0' : '1'}"
       >
         <header>
           <a class="brand" href="${base}/">rescue</a>
