@@ -94,13 +94,17 @@ export class Client {
 
   private async send(
     path: string,
-    init: RequestInit & { headers: Record<string, string> },
+    init: { method: string; body?: string; headers: Record<string, string> },
   ): Promise<Response> {
     const cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
     const headers = { ...(cookie === '' ? {} : { cookie }), ...init.headers };
-    const response = await this.dashboard.fetch(
-      new Request(`${this.origin}${path}`, { ...init, headers, redirect: 'manual' }),
-    );
+    const request = new Request(`${this.origin}${path}`, {
+      method: init.method,
+      headers,
+      redirect: 'manual',
+      ...(init.body === undefined ? {} : { body: init.body }),
+    });
+    const response = await this.dashboard.fetch(request);
     for (const line of response.headers.getSetCookie()) {
       const [pair = ''] = line.split(';');
       const equals = pair.indexOf('=');
