@@ -2,7 +2,8 @@ import type { Engine } from '../lib/engine/engine.js';
 import { Label, Method } from '../lib/task/label.js';
 import { creationTime } from '../lib/task/object-id.js';
 import type { Task } from '../lib/task/task.js';
-import { redisUrl, useQueue } from './harness/queue.js';
+import { useQueue } from './harness/queue.js';
+import { engineRedis } from './harness/redis.js';
 
 // semantics.md §1.9 and §5.1: every operation that needs time reads the engine
 // clock once, at its start, and uses that reading for every decision, label
@@ -46,7 +47,7 @@ describe('the engine clock', () => {
   const queue = useQueue('2023-10-20T00:00:00Z');
 
   function engineOn(clock: CountingClock, worker: string): Engine {
-    return queue().engine(worker, { redis: redisUrl(), clock });
+    return queue().engine(worker, { redis: engineRedis(), clock });
   }
 
   it('is read exactly once by every operation that needs time, and at most once by the others', async () => {

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { Redis } from 'ioredis';
 import { Engine } from '../lib/engine/engine.js';
 import { Label } from '../lib/task/label.js';
-import { redisUrl, useQueue } from './harness/queue.js';
+import { useQueue } from './harness/queue.js';
+import type { RedisClient } from '../lib/engine/connection.js';
+import { adminClient, childTarget } from './harness/redis.js';
 
 interface WorkerReport {
   worker: string;
@@ -24,7 +25,7 @@ function childWorker(
       process.execPath,
       [
         new URL('harness/claim-worker.js', import.meta.url).pathname,
-        redisUrl(),
+        childTarget(),
         queue,
         worker,
         doneKey,
@@ -54,7 +55,7 @@ function childWorker(
  */
 async function inProcessWorker(
   engine: Engine,
-  holders: Redis,
+  holders: RedisClient,
   holdersKey: string,
   isDone: () => boolean,
 ): Promise<WorkerReport> {
@@ -100,7 +101,7 @@ describe('many engines on one queue', () => {
 
     const doneKey = `${q.prefix}:test-producer-done`;
     const holdersKey = `${q.prefix}:test-holders`;
-    const holders = new Redis(redisUrl());
+    const holders = adminClient();
     let producing = true;
     const inProcess = Array.from({ length: 8 }, (_, index) =>
       inProcessWorker(q.engine(`local-${index}`, system), holders, holdersKey, () => !producing),

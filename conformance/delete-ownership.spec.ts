@@ -2,6 +2,7 @@ import type { Engine } from '../lib/engine/engine.js';
 import { TaskNotFoundError, TaskOutdatedError } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Labels, Task } from '../lib/task/task.js';
+import { releaseTask } from '../lib/engine/runtime.js';
 import { expectUnchanged } from './harness/queue-state.js';
 import { useQueue } from './harness/queue.js';
 
@@ -422,5 +423,26 @@ describe('delete: ownership', () => {
     await eon.delete(deferring!);
     expect(deferring).toEqual(beforeDeferring);
     expect((await stored(eon, idOf(deferring)))?.cron?.[Label.TickP1]).toBe('2023-10-20T01:00:01Z');
+  });
+});
+
+describe("release: the worker runtime's give-back (fencing)", () => {
+  const queue = useQueue('2023-10-20T00:00:01Z');
+
+  it('releases only the claim the copy carries, not a later claim of the task by the same worker id', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    await eon.create({ meta: { k: 'a' } });
+    const first = await eon.search();
+    q.clock.set('2023-10-20T00:00:31Z');
+    await eon.expire(); // the first claim's lease ended
+    const second = await eon.search(); // the same worker id claims again: a new token
+    expect(second?.core?.[Label.Token]).not.toBe(first?.core?.[Label.Token]);
+
+    expect(await releaseTask(eon, first!)).toBe(false);
+    const [stored] = await eon.lister({ meta: { '*': '*' } });
+    expect(stored?.core?.[Label.Token]).toBe(second?.core?.[Label.Token]);
+    expect(await releaseTask(eon, second!)).toBe(true);
+    expect((await eon.lister({ meta: { '*': '*' } }))[0]?.core?.[Label.Worker]).toBeUndefined();
   });
 });

@@ -3,12 +3,14 @@ import { Redis } from 'ioredis';
 import { systemClock } from '../lib/clock.js';
 import {
   doctorCheckNames,
+  doctorProbes,
   type DoctorCheck,
   type DoctorCheckName,
   type DoctorReport,
 } from '../lib/engine/doctor.js';
 import { Engine } from '../lib/engine/engine.js';
-import { layoutVersion } from '../lib/engine/keys.js';
+import { aclRules } from '../lib/engine/acl.js';
+import { layoutVersion, queueKeys } from '../lib/engine/keys.js';
 import { startRedisServer, type RedisServer } from '../lib/testing/redis-server.js';
 import { useQueue } from './harness/queue.js';
 import { expectUnchanged } from './harness/queue-state.js';
@@ -193,20 +195,51 @@ describe('engine.doctor() on servers configured otherwise', () => {
       const denied = await engineAs('no-publish').doctor();
       expect(check(denied, 'acl').status).toBe('fail');
       expect(check(denied, 'acl').message).toMatch(
-        /^user "no-publish" may not run 2 of the commands the engine uses: PUBLISH \(.*'publish'.*\); PUBLISH/,
+        /^user "no-publish" may not run 2 of the commands the engine uses \(checked with ACL DRYRUN\): PUBLISH \(.*'publish'.*\); PUBLISH/,
       );
 
-      // no CONFIG, no ACL: what INFO says is still used, the rest is "unknown"
+      // no CONFIG, no ACL: what INFO says is still used; ACL rights are asked from a script
       const plain = await engineAs('plain').doctor();
       expect(check(plain, 'acl')).toEqual({
         name: 'acl',
-        status: 'warn',
-        message: 'unknown: ACL DRYRUN is not allowed for "plain"',
+        status: 'ok',
+        message: `user "plain" may run every command the engine uses (${doctorProbes(queueKeys('doctor')).length} checked with redis.acl_check_cmd: ACL DRYRUN is not allowed)`,
       });
       expect(check(plain, 'persistence').message).toBe(
         'AOF is off; whether RDB snapshots are taken is unknown (CONFIG GET is not allowed)',
       );
       expect(check(plain, 'maxmemory-policy').status).toBe('ok');
+
+      // the documented rule set, for this queue; then without HSET; then for another queue
+      await redis.call('ACL', 'SETUSER', 'least', 'on', `>${password}`, ...aclRules('doctor'));
+      const least = check(await engineAs('least').doctor(), 'acl');
+      expect(least.status).toBe('ok');
+      expect(least.message).toMatch(/^user "least" may run every command the engine uses/);
+      await redis.call(
+        'ACL',
+        'SETUSER',
+        'no-hset',
+        'on',
+        `>${password}`,
+        ...aclRules('doctor'),
+        '-hset',
+      );
+      expect(check(await engineAs('no-hset').doctor(), 'acl')).toEqual({
+        name: 'acl',
+        status: 'fail',
+        message:
+          'user "no-hset" may not run 1 of the commands the engine uses (checked with redis.acl_check_cmd: ACL DRYRUN is not allowed): HSET (denied)',
+      });
+      await redis.call('ACL', 'SETUSER', 'elsewhere', 'on', `>${password}`, ...aclRules('other'));
+      const report = await engineAs('elsewhere').doctor();
+      expect(check(report, 'layout').status).toBe('fail'); // GET of the queue's layout key is refused
+      // its EVAL names keys of queue "doctor": the check itself is refused
+      expect(check(report, 'acl')).toEqual({
+        name: 'acl',
+        status: 'warn',
+        message:
+          'unknown: neither ACL DRYRUN nor EVAL (redis.acl_check_cmd) is allowed for user "elsewhere"',
+      });
     } finally {
       await Promise.all(engines.map((engine) => engine.close()));
       await redis.quit();

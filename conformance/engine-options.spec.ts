@@ -9,6 +9,14 @@ import { startRedisServer } from '../lib/testing/redis-server.js';
 import { fakeClock } from '../spec/helpers/clock.js';
 import { unusedPort } from './harness/ports.js';
 import { redisUrl, useQueue } from './harness/queue.js';
+import { adminUrl } from './harness/redis.js';
+
+/** adminUrlOf is the harness's unrestricted URL on another logical database (`/7`). */
+function adminUrlOf(pathname: string): string {
+  const url = new URL(adminUrl());
+  url.pathname = pathname;
+  return url.toString();
+}
 
 // semantics.md §1.8 (engine options) and §3.10 (constructor, worker, keyfmt,
 // listen, close).
@@ -163,7 +171,7 @@ describe('engine options: worker, keyfmt, listen', () => {
     url.pathname = '/7';
     const name = `lifecycle-${randomUUID()}`;
     const clock = fakeClock('2023-10-20T00:00:01Z');
-    const raw = new Redis(url.toString());
+    const raw = new Redis(adminUrlOf(url.pathname));
     const engines = ['eon', 'etw'].map(
       (worker) => new Engine({ redis: url.toString(), queue: name, worker, clock }),
     );

@@ -1,13 +1,13 @@
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../lib/engine/connection.js';
 import { scripts } from '../lib/engine/lua/scripts.js';
-import { redisUrl } from './harness/queue.js';
+import { adminClient } from './harness/redis.js';
 
 // SCRIPT LOAD compiles without running: a syntax error fails here with the
 // script's name, before any behaviour test.
 describe('every engine script', () => {
-  let redis: Redis;
+  let redis: RedisClient;
   beforeAll(() => {
-    redis = new Redis(redisUrl());
+    redis = adminClient();
   });
   afterAll(async () => {
     await redis.quit();

@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../lib/engine/connection.js';
 import { assembleScript } from '../lib/engine/lua/loader.js';
 import { hasCases } from '../spec/fixtures/matcher-cases.js';
-import { redisUrl } from './harness/queue.js';
+import { adminClient } from './harness/redis.js';
 
 // The Lua matcher runs the same fixture cases as the TypeScript one: two
 // implementations, one truth.
 describe('the Lua twin of has()', () => {
-  let redis: Redis;
+  let redis: RedisClient;
   beforeAll(() => {
-    redis = new Redis(redisUrl());
+    redis = adminClient();
   });
   afterAll(async () => {
     await redis.quit();

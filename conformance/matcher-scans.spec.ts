@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../lib/engine/connection.js';
 import { assembleScript } from '../lib/engine/lua/loader.js';
 import { has } from '../lib/matcher/matcher.js';
 import type { Labels } from '../lib/task/task.js';
-import { redisUrl } from './harness/queue.js';
+import { adminClient } from './harness/redis.js';
 
 // Matching cost (issue 18): a query pair with an exact key is a lookup in the
 // labels, not a walk over them; only pattern keys walk. Both matchers, counted.
@@ -37,9 +37,9 @@ const cases: { name: string; query: Labels; expected: boolean; walks: number }[]
 ];
 
 describe('has() looks exact keys up', () => {
-  let redis: Redis;
+  let redis: RedisClient;
   beforeAll(() => {
-    redis = new Redis(redisUrl());
+    redis = adminClient();
   });
   afterAll(async () => {
     await redis.quit();

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../lib/engine/connection.js';
 import { QueueLayoutError } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
@@ -40,7 +40,7 @@ const indexes = [
   'meta-tasks',
 ];
 
-async function read(redis: Redis, key: string): Promise<unknown> {
+async function read(redis: RedisClient, key: string): Promise<unknown> {
   const type = await redis.type(key);
   if (type === 'zset') return redis.zrange(key, 0, -1, 'WITHSCORES');
   if (type === 'hash') return redis.hgetall(key);

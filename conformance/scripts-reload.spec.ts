@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import { Engine } from '../lib/engine/engine.js';
 import { deleteThenSearch, releaseTask, filterList } from '../lib/engine/runtime.js';
 import { Label } from '../lib/task/label.js';
@@ -6,6 +5,7 @@ import type { Task } from '../lib/task/task.js';
 import { startRedisServer } from '../lib/testing/redis-server.js';
 import { fakeClock } from '../spec/helpers/clock.js';
 import { useQueue } from './harness/queue.js';
+import { adminClient, engineClient, primaries } from './harness/redis.js';
 
 describe('scripts', () => {
   const queue = useQueue();
@@ -137,11 +137,16 @@ describe('scripts', () => {
   });
 
   it('run on a client the caller passed in, which stays open after close', async () => {
-    const client = new Redis(process.env['REDIS_URL'] ?? '');
+    const client = engineClient();
     try {
       const eon = queue().engine('eon', { redis: client });
       await eon.create({ meta: { k: 'v' } });
-      await client.script('FLUSH');
+      const admin = adminClient(); // SCRIPT FLUSH is no engine command (ACL mode)
+      try {
+        for (const node of primaries(admin)) await node.script('FLUSH');
+      } finally {
+        await admin.quit();
+      }
       expect(await eon.search()).toBeDefined();
       await eon.close();
       expect(await client.ping()).toBe('PONG');

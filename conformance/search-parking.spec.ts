@@ -1,9 +1,9 @@
-import { Redis } from 'ioredis';
 import type { Engine } from '../lib/engine/engine.js';
 import { filterList, searchFor, unparkSlots } from '../lib/engine/runtime.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
-import { redisUrl, useQueue, type TestQueue } from './harness/queue.js';
+import { useQueue, type TestQueue } from './harness/queue.js';
+import { publishQueue, subscribeQueue } from './harness/redis.js';
 
 // Idle slots of the worker runtime park in the queue: the search that found
 // no work parks its slot, and a script that makes a task claimable names one
@@ -27,27 +27,25 @@ interface Message {
 async function listen(
   q: TestQueue,
 ): Promise<{ messages: Message[]; settled(): Promise<void>; stop(): Promise<void> }> {
-  const subscriber = new Redis(redisUrl());
   const messages: Message[] = [];
   const markers = new Map<number, () => void>();
   let marker = 0;
-  subscriber.on('message', (_channel: string, message: string) => {
+  const subscriber = await subscribeQueue(`${q.prefix}:signal`, (message) => {
     const parsed = JSON.parse(message) as Message & { marker?: number };
     if (parsed.marker === undefined) messages.push(parsed);
     else markers.get(parsed.marker)?.();
   });
-  await subscriber.subscribe(`${q.prefix}:signal`);
   return {
     messages,
     settled: () => {
       const mine = ++marker;
       const arrived = new Promise<void>((resolve) => markers.set(mine, resolve));
-      return q.redis
-        .publish(`${q.prefix}:signal`, JSON.stringify({ marker: mine }))
-        .then(() => arrived);
+      return publishQueue(q.redis, `${q.prefix}:signal`, JSON.stringify({ marker: mine })).then(
+        () => arrived,
+      );
     },
     stop: async () => {
-      await subscriber.quit();
+      await subscriber.stop();
     },
   };
 }

@@ -6,7 +6,7 @@ import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import type { Worker } from '../lib/worker/worker.js';
 import { storeUnreadableTemplate } from './harness/probes.js';
-import { redisUrl } from './harness/queue.js';
+import { childTarget } from './harness/redis.js';
 import { idOf, next, until, useWorkerQueue, resolved } from './harness/worker.js';
 
 /** Events of one kind across workers: who emitted them, and when (performance.now()). */
@@ -80,7 +80,7 @@ describe('Worker background loops', () => {
       process.execPath,
       [
         new URL('harness/background-worker.js', import.meta.url).pathname,
-        redisUrl(),
+        childTarget(),
         name,
         'eon',
         String(interval),

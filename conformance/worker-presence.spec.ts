@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { hostname } from 'node:os';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
-import { redisUrl } from './harness/queue.js';
+import { childTarget } from './harness/redis.js';
 import { idOf, next, signal, until, useWorkerQueue } from './harness/worker.js';
 
 // Worker presence: engine.workers() lists running workers; a dead one drops
@@ -76,7 +76,7 @@ describe('worker presence', () => {
       process.execPath,
       [
         new URL('harness/presence-worker.js', import.meta.url).pathname,
-        redisUrl(),
+        childTarget(),
         q.name,
         'doomed',
         '100',

@@ -1,8 +1,7 @@
-import { Redis } from 'ioredis';
 import { has } from '../lib/matcher/matcher.js';
 import type { Task } from '../lib/task/task.js';
 import { parseTime } from '../lib/task/time.js';
-import { redisUrl } from './harness/queue.js';
+import { subscribeQueue } from './harness/redis.js';
 import { idOf, next, until, useWorkerQueue } from './harness/worker.js';
 
 const kind = (name: string) => (task: Task) => has(task.meta, { kind: name });
@@ -12,14 +11,12 @@ describe('Worker progress', () => {
 
   it('publishes context.progress(value) on the queue’s progress channel and as a local task:progress event', async () => {
     const eon = queue().live('eon');
-    const subscriber = new Redis(redisUrl());
+    const channel = `${eon.keyfmt()}:progress`;
+    const messages: { channel: string; message: string }[] = [];
+    const subscriber = await subscribeQueue(channel, (message) =>
+      messages.push({ channel, message }),
+    );
     try {
-      const channel = `${eon.keyfmt()}:progress`;
-      const messages: { channel: string; message: string }[] = [];
-      subscriber.on('message', (from: string, message: string) =>
-        messages.push({ channel: from, message }),
-      );
-      await subscriber.subscribe(channel);
       const worker = queue().worker(eon, [
         {
           filter: kind('a'),
@@ -57,7 +54,7 @@ describe('Worker progress', () => {
         [idOf(created), 'half way'],
       ]);
     } finally {
-      await subscriber.quit();
+      await subscriber.stop();
     }
   });
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../lib/engine/connection.js';
 import type { Engine } from '../lib/engine/engine.js';
 import type { EngineOptions } from '../lib/engine/options.js';
 import { releaseTask } from '../lib/engine/runtime.js';
@@ -9,7 +9,7 @@ import { formatTime, parseTime } from '../lib/task/time.js';
 import type { Handler } from '../lib/worker/handler.js';
 import type { WorkerOptions } from '../lib/worker/options.js';
 import { fakeClock } from '../spec/helpers/clock.js';
-import { redisUrl } from './harness/queue.js';
+import { engineRedis, primaries } from './harness/redis.js';
 import { idOf, next, resolved, signal, until, useWorkerQueue } from './harness/worker.js';
 
 // Every worker here polls once a minute: within the few seconds a test may
@@ -32,11 +32,12 @@ function handlerFor(name: string, seen: Task[] = [], labels = true): Handler {
  * background loops runs none before its first search, so from then on a
  * task it has not seen can reach it only by a wake-up (or a poll a minute away).
  */
-async function searchedOnce(redis: Redis, name: string): Promise<void> {
+async function searchedOnce(redis: RedisClient, name: string): Promise<void> {
   await until(
     async () => {
-      const clients = String(await redis.client('LIST'));
-      return clients
+      const lists = await Promise.all(primaries(redis).map((node) => node.client('LIST')));
+      return lists
+        .join('\n')
         .split('\n')
         .some((line) => line.includes(` name=${name} `) && / cmd=eval(sha)?(_ro)? /.test(line));
     },
@@ -63,12 +64,8 @@ describe('Worker wake-up', () => {
 
   /** named returns a live engine whose connection is named `<queue>-<worker>` in CLIENT LIST. */
   function named(worker: string, options: EngineOptions = {}): Engine {
-    const url = new URL(redisUrl());
     const connectionName = `${queue().name}-${worker}`;
-    return queue().live(worker, {
-      redis: { host: url.hostname, port: Number(url.port), connectionName },
-      ...options,
-    });
+    return queue().live(worker, { redis: engineRedis({ connectionName }), ...options });
   }
 
   const idleNow = (worker: string) => searchedOnce(queue().redis, `${queue().name}-${worker}`);

@@ -84,7 +84,7 @@ describe('the public entry', () => {
     expect(typeof api.createDashboard).toBe('function');
   });
 
-  it('exports the embedded Redis launcher from rescue-engine/testing', () => {
-    expect(Object.keys(testing)).toEqual(['startRedisServer']);
+  it('exports the embedded Redis and Redis Cluster launchers from rescue-engine/testing', () => {
+    expect(Object.keys(testing).sort()).toEqual(['startRedisCluster', 'startRedisServer']);
   });
 });

@@ -3,9 +3,10 @@
 // run of expire and ticker, until the test kills it (SIGKILL: it never gets to
 // release its loop leases). Uses the built package.
 import { Engine, Worker } from '../../dist/index.js';
+import { engineRedis } from './connect.js';
 
-const [redis, queue, worker, interval] = process.argv.slice(2);
-const engine = new Engine({ redis, queue, worker });
+const [target, queue, worker, interval] = process.argv.slice(2);
+const engine = new Engine({ redis: engineRedis(target), queue, worker });
 const loops = new Worker(engine, [], {
   expireInterval: Number(interval),
   tickerInterval: Number(interval),

@@ -5,14 +5,15 @@
 // holders (HSETNX on claim, HDEL once it deleted the task), so that a claim of a task
 // another worker holds shows up as a failure.
 import { Engine, Label } from '../../dist/index.js';
+import { client, engineRedis } from './connect.js';
 
-const [redis, queue, worker, doneKey, holdersKey] = process.argv.slice(2);
+const [target, queue, worker, doneKey, holdersKey] = process.argv.slice(2);
+const redis = engineRedis(target);
 const engine = new Engine({ redis, queue, worker });
 const claimed = [];
 const failures = [];
 // The flag the parent sets once it stopped creating tasks.
-const { Redis } = await import('ioredis');
-const flags = new Redis(redis);
+const flags = client(target);
 
 for (;;) {
   const task = await engine.search();
@@ -35,4 +36,5 @@ for (;;) {
 }
 await engine.close();
 await flags.quit();
+if (typeof redis !== 'string') await redis.quit(); // a Cluster is the caller's to close
 process.stdout.write(`${JSON.stringify({ worker, claimed, failures })}\n`);

@@ -1,19 +1,20 @@
-import { Redis, type Command } from 'ioredis';
-import { scripts } from '../../lib/engine/lua/scripts.js';
-import { redisUrl } from './queue.js';
+import type { Command } from 'ioredis';
+import type { RedisClient } from '../../lib/engine/connection.js';
+import { scripts, shardedScripts } from '../../lib/engine/lua/scripts.js';
+import { engineClient } from './redis.js';
 
 /** CountingClient tells how many times Redis ran each of the engine's scripts for one client. */
 export interface CountingClient {
-  readonly client: Redis;
+  readonly client: RedisClient;
   /** how many scripts ran, in all or of one name (a key of lib/engine/lua/scripts.ts) */
   scripts: (name?: string) => number;
   reset: () => void;
 }
 
-const nameBySha = new Map(Object.entries(scripts).map(([name, script]) => [script.sha, name]));
-const nameBySource = new Map(
-  Object.entries(scripts).map(([name, script]) => [script.source, name]),
-);
+// both sets: a Cluster client runs the sharded one
+const named = [...Object.entries(scripts), ...Object.entries(shardedScripts)];
+const nameBySha = new Map(named.map(([name, script]) => [script.sha, name]));
+const nameBySource = new Map(named.map(([name, script]) => [script.source, name]));
 
 /**
  * countingClient is a client that counts the scripts Redis ran for it: an
@@ -21,7 +22,7 @@ const nameBySource = new Map(
  * command the offline queue sends again once connected is counted once.
  */
 export function countingClient(): CountingClient {
-  const client = new Redis(redisUrl());
+  const client = engineClient();
   const counts = new Map<string, number>();
   const seen = new WeakSet<Command>();
   const send = client.sendCommand.bind(client);

@@ -1,11 +1,13 @@
 // A worker process for conformance/worker-presence.spec.ts: a Worker with one
 // handler (labels { meta: { kind: "a" } }) and a short presence TTL, that
 // prints "started" once it runs (its presence follows), until the test kills it
-// (SIGKILL: it never deregisters). Uses the built package.
+// (SIGKILL: it never deregisters). Uses the built package; the harness's
+// Redis comes as childTarget() (a URL, or a cluster's nodes).
 import { Engine, Worker } from '../../dist/index.js';
+import { engineRedis } from './connect.js';
 
-const [redis, queue, worker, heartbeat, ttl] = process.argv.slice(2);
-const engine = new Engine({ redis, queue, worker });
+const [target, queue, worker, heartbeat, ttl] = process.argv.slice(2);
+const engine = new Engine({ redis: engineRedis(target), queue, worker });
 const running = new Worker(
   engine,
   [{ labels: { meta: { kind: 'a' } }, filter: () => true, ensure: async () => {} }],

@@ -14,6 +14,8 @@ export interface ReplyDropper {
   dropNextReply(): void;
   /** how many replies were dropped */
   readonly dropped: number;
+  /** resolves once the armed reply was dropped */
+  whenDropped(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -22,6 +24,7 @@ export async function replyDropper(target: string): Promise<ReplyDropper> {
   const sockets = new Set<Socket>();
   let armed = false;
   let dropped = 0;
+  let onDrop: (() => void) | undefined;
   const server: Server = createServer((client) => {
     const upstream = createConnection({ host: hostname, port: Number(port) });
     sockets.add(client).add(upstream);
@@ -37,6 +40,7 @@ export async function replyDropper(target: string): Promise<ReplyDropper> {
         armed = false;
         dropped++;
         close();
+        onDrop?.();
         return;
       }
       client.write(chunk);
@@ -56,6 +60,10 @@ export async function replyDropper(target: string): Promise<ReplyDropper> {
     get dropped() {
       return dropped;
     },
+    whenDropped: () =>
+      new Promise<void>((resolve) => {
+        onDrop = resolve;
+      }),
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));

@@ -1,18 +1,15 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../lib/engine/connection.js';
+import { scanKeys } from './redis.js';
 
 /**
  * dumpQueue returns every key of a queue with the bytes of its DUMP, so two
  * dumps are equal exactly when the queue's keys are byte-identical.
  */
-export async function dumpQueue(redis: Redis, prefix: string): Promise<Record<string, string>> {
-  const pattern = `${prefix.replace(/[?*[\]\\]/g, '\\$&')}:*`;
-  const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    keys.push(...batch);
-    cursor = next;
-  } while (cursor !== '0');
+export async function dumpQueue(
+  redis: RedisClient,
+  prefix: string,
+): Promise<Record<string, string>> {
+  const keys = await scanKeys(redis, prefix);
   const state: Record<string, string> = {};
   for (const key of keys.sort()) {
     const dump = (await redis.dumpBuffer(key)) as Buffer | null; // null when the key vanished
@@ -26,7 +23,7 @@ export async function dumpQueue(redis: Redis, prefix: string): Promise<Record<st
  * queue's keys are byte-identical before and after.
  */
 export async function expectUnchanged(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   action: () => Promise<void>,
 ): Promise<void> {

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../../lib/engine/connection.js';
 import { Engine } from '../../lib/engine/engine.js';
 import type { EngineOptions } from '../../lib/engine/options.js';
 import { fakeClock, type FakeClock } from '../../spec/helpers/clock.js';
+import { adminClient, engineRedis, scanKeys } from './redis.js';
+
+export { redisUrl } from './redis.js';
 
 /**
  * TestQueue gives a test its own queue on the harness's Redis: engines with
@@ -14,24 +17,18 @@ export interface TestQueue {
   readonly name: string;
   readonly prefix: string;
   readonly clock: FakeClock;
-  readonly redis: Redis;
+  /** An unrestricted client of the harness's Redis (a Cluster in cluster mode). */
+  readonly redis: RedisClient;
   /** engine returns an engine on this queue; options override the defaults (worker 'one', the clock). */
   engine(worker?: string, options?: EngineOptions): Engine;
   /** keys lists the queue's keys, sorted. */
   keys(): Promise<string[]>;
 }
 
-export function redisUrl(): string {
-  const url = process.env['REDIS_URL'];
-  if (url === undefined || url === '')
-    throw new Error('REDIS_URL is not set: run conformance tests through jest (global setup)');
-  return url;
-}
+let shared: RedisClient | undefined;
 
-let shared: Redis | undefined;
-
-function sharedClient(): Redis {
-  shared ??= new Redis(redisUrl(), { lazyConnect: false });
+function sharedClient(): RedisClient {
+  shared ??= adminClient();
   return shared;
 }
 
@@ -55,7 +52,7 @@ export function useQueue(start = '2023-10-20T00:00:00Z'): () => TestQueue {
       redis,
       engines,
       engine(worker = 'one', options: EngineOptions = {}) {
-        const engine = new Engine({ redis: redisUrl(), queue: name, worker, clock, ...options });
+        const engine = new Engine({ redis: engineRedis(), queue: name, worker, clock, ...options });
         engines.push(engine);
         return engine;
       },
@@ -82,16 +79,4 @@ export function useQueue(start = '2023-10-20T00:00:00Z'): () => TestQueue {
     if (current === undefined) throw new Error('useQueue: no test is running');
     return current;
   };
-}
-
-async function scanKeys(redis: Redis, prefix: string): Promise<string[]> {
-  const pattern = `${prefix.replace(/[?*[\]\\]/g, '\\$&')}:*`;
-  const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    keys.push(...batch);
-    cursor = next;
-  } while (cursor !== '0');
-  return keys;
 }

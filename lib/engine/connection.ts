@@ -9,6 +9,12 @@ export interface Connection {
   readonly owned: boolean;
   /** host:port of the server, as configured. */
   readonly address: string;
+  /**
+   * True on a Redis Cluster: the queue's channels use sharded pub/sub
+   * (SPUBLISH / SSUBSCRIBE), so a message goes to the node of the queue's slot
+   * only instead of every node of the cluster.
+   */
+  readonly sharded: boolean;
 }
 
 /**
@@ -17,7 +23,14 @@ export interface Connection {
  * surface on the first command.
  */
 export function openConnection(source: string | RedisOptions | RedisClient): Connection {
-  if (isClient(source)) return { client: source, owned: false, address: clientAddress(source) };
+  if (isClient(source)) {
+    return {
+      client: source,
+      owned: false,
+      address: clientAddress(source),
+      sharded: isClusterClient(source),
+    };
+  }
   // No auto-pipelining: it holds each command back to the end of the event
   // loop turn, so Redis idles while Node works and the other way round. With
   // it on, a no-op Worker at concurrency 10 ran 40 % slower and 1,000
@@ -26,7 +39,7 @@ export function openConnection(source: string | RedisOptions | RedisClient): Con
   // Failures reach the caller through the failed command; without a listener
   // ioredis would also print every reconnect error.
   client.on('error', () => {});
-  return { client, owned: true, address: configuredAddress(source) };
+  return { client, owned: true, address: configuredAddress(source), sharded: false };
 }
 
 function configuredAddress(source: string | RedisOptions): string {
@@ -79,6 +92,11 @@ function isClient(source: unknown): source is RedisClient {
     typeof (source as { evalsha?: unknown }).evalsha === 'function' &&
     typeof (source as { quit?: unknown }).quit === 'function'
   );
+}
+
+/** isClusterClient tells an ioredis Cluster from a Redis (Cluster sets `isCluster`). */
+export function isClusterClient(client: object): client is Cluster {
+  return (client as { isCluster?: unknown }).isCluster === true;
 }
 
 interface AddressLike {

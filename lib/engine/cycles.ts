@@ -1,11 +1,11 @@
 import { validateCycles } from '../task/validate.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
-import { run } from './run.js';
+import { runRequest } from './run.js';
 
 /** resetCycles resets a task's circuit breaker: no owner, no cycles (semantics 3.8). */
 export async function resetCycles(context: EngineContext, argument: unknown): Promise<void> {
   assertOpen(context, 'cycles');
   const { objectId } = validateCycles(argument);
   const now = readClock(context.clock);
-  await run(context, 'cycles', [now.getTime(), objectId]);
+  await runRequest(context, 'cycles', (request) => [now.getTime(), objectId, request]);
 }

@@ -3,7 +3,8 @@ import { assertOpen, readClock, type EngineContext } from './context.js';
 import type { QueueKeys } from './keys.js';
 import { layoutVersion } from './keys.js';
 import { readLayout } from './layout.js';
-import { scripts } from './lua/scripts.js';
+import { runScript, scripts, scriptsFor } from './lua/scripts.js';
+import { aclProbes } from './acl.js';
 
 /** DoctorStatus: `ok`, `warn` (works, but something can be lost or is unknown), `fail` (fix it). */
 export type DoctorStatus = 'ok' | 'warn' | 'fail';
@@ -61,7 +62,7 @@ export async function runDoctor(context: EngineContext): Promise<DoctorReport> {
     await memoryPolicy(info, config),
     await persistence(info, config),
     await clockSkew(context),
-    judgeLayout(await readLayout(context), context.keys.layout),
+    judgeLayout(await refusedAsUndefined(readLayout(context)), context.keys.layout),
     await aclCheck(context),
   ];
   return { status: worstOf(checks.map((check) => check.status)), checks };
@@ -265,8 +266,14 @@ export function judgeClock(offsetMs: number, expiryMs: number, clockSkewMs = 0):
   return { name, status: 'ok', message: text };
 }
 
-export function judgeLayout(stored: string | null, key: string): DoctorCheck {
+export function judgeLayout(stored: string | null | undefined, key: string): DoctorCheck {
   const name = 'layout';
+  if (stored === undefined)
+    return {
+      name,
+      status: 'fail',
+      message: `the queue's layout key ${key} cannot be read: the server refused GET (an ACL without the queue's keys?)`,
+    };
   if (stored === null)
     return {
       name,
@@ -286,96 +293,88 @@ async function aclCheck(context: EngineContext): Promise<DoctorCheck> {
   const name = 'acl';
   const client = context.connection.client;
   const user = (await refusedAsUndefined(client.call('ACL', 'WHOAMI'))) as string | undefined;
-  if (user === undefined)
-    return { name, status: 'warn', message: 'unknown: ACL WHOAMI is not allowed' };
-  const denied: string[] = [];
   const probes = doctorProbes(context.keys);
-  for (const probe of probes) {
-    const answer = (await refusedAsUndefined(client.call('ACL', 'DRYRUN', user, ...probe))) as
-      string | undefined;
-    if (answer === undefined)
-      return { name, status: 'warn', message: `unknown: ACL DRYRUN is not allowed for "${user}"` };
-    if (answer !== 'OK') denied.push(`${probe[0]} (${answer})`);
+  const dryRun = user === undefined ? undefined : await dryRunDenials(context, user, probes);
+  const denied = dryRun ?? (await scriptDenials(context, probes));
+  const who = user === undefined ? "this connection's user" : `user "${user}"`;
+  if (denied === undefined) {
+    return {
+      name,
+      status: 'warn',
+      message: `unknown: neither ACL DRYRUN nor EVAL (redis.acl_check_cmd) is allowed for ${who}`,
+    };
   }
+  const how =
+    dryRun === undefined
+      ? 'checked with redis.acl_check_cmd: ACL DRYRUN is not allowed'
+      : 'checked with ACL DRYRUN';
   if (denied.length === 0)
     return {
       name,
       status: 'ok',
-      message: `user "${user}" may run every command the engine uses (${probes.length} checked)`,
+      message: `${who} may run every command the engine uses (${probes.length} ${how})`,
     };
   return {
     name,
     status: 'fail',
-    message: `user "${user}" may not run ${denied.length} of the commands the engine uses: ${denied.join('; ')}`,
+    message: `${who} may not run ${denied.length} of the commands the engine uses (${how}): ${denied.join('; ')}`,
   };
+}
+
+/** dryRunDenials asks ACL DRYRUN about each probe; undefined when ACL DRYRUN is refused. */
+async function dryRunDenials(
+  context: EngineContext,
+  user: string,
+  probes: readonly (readonly string[])[],
+): Promise<string[] | undefined> {
+  const denied: string[] = [];
+  for (const probe of probes) {
+    const answer = (await refusedAsUndefined(
+      context.connection.client.call('ACL', 'DRYRUN', user, ...probe),
+    )) as string | undefined;
+    if (answer === undefined) return undefined;
+    if (answer !== 'OK') denied.push(`${probe[0]} (${answer})`);
+  }
+  return denied;
+}
+
+/**
+ * scriptDenials asks the server, from a read-only script, whether the
+ * connection's own user may run each probe (redis.acl_check_cmd): the check a
+ * least-privilege user can make, since EVAL is one of the engine's commands.
+ * Undefined when the script is refused too.
+ */
+async function scriptDenials(
+  context: EngineContext,
+  probes: readonly (readonly string[])[],
+): Promise<string[] | undefined> {
+  const script = scriptsFor(context.connection.sharded).aclCheck;
+  let positions: unknown;
+  try {
+    positions = await runScript(context.connection.client, script, context.keys, [
+      JSON.stringify(probes),
+    ]);
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ReplyError') return undefined;
+    throw error;
+  }
+  if (!Array.isArray(positions)) return undefined;
+  return positions.map((position) => {
+    const probe = probes[Number(position) - 1] ?? [];
+    return `${probe.slice(0, probe[0] === 'CLUSTER' || probe[0] === 'CLIENT' ? 2 : 1).join(' ')} (denied)`;
+  });
 }
 
 /**
  * doctorProbes lists, with arguments of the right arity on the queue's own
- * keys and channels, every command the engine sends: the scripts (EVALSHA,
- * EVAL when the server lost them) and the commands they run (ACL checks
- * those too), the worker's wake-up subscription and progress messages, the
- * chore locks (Redlock's scripts), and the few direct reads.
+ * keys and channels, every command of the engine's ACL rule set (acl.ts):
+ * the scripts (EVALSHA, EVAL when the server lost them) and the commands
+ * they run (ACL checks those too), the worker's wake-up subscription and
+ * progress messages, the chore locks (Redlock's scripts), the few direct
+ * reads, and what ioredis sends on its own.
  */
 export function doctorProbes(keys: QueueKeys): [string, ...string[]][] {
-  const queueKeys = keys.all;
-  const lock = keys.expireLock;
-  return [
-    ['EVALSHA', scripts.search.sha, String(queueKeys.length), ...queueKeys],
-    ['EVAL', 'return 1', String(queueKeys.length), ...queueKeys],
-    // run by the scripts, on keys of the queue
-    ['HGET', keys.tasks, 'id'],
-    ['HMGET', keys.tasks, 'id'],
-    ['HGETALL', keys.owners],
-    ['HSCAN', keys.tasks, '0'],
-    ['HSET', keys.tasks, 'id', 'x'],
-    ['HSETNX', keys.watched, 'key', '1'],
-    ['HINCRBY', keys.owners, 'worker', '1'],
-    ['HDEL', keys.tasks, 'id'],
-    ['ZADD', keys.ready, '0', 'id'],
-    ['ZREM', keys.ready, 'id'],
-    ['ZRANGE', keys.leases, '0', '0'],
-    ['ZRANGEBYLEX', keys.ready, '-', '+'],
-    ['ZRANGEBYSCORE', keys.leases, '-inf', '+inf'],
-    ['ZSCORE', keys.leases, 'id'],
-    ['ZRANK', keys.leases, 'id'],
-    ['ZMSCORE', keys.broadcast, 'id'],
-    ['ZCARD', keys.ready],
-    ['ZCOUNT', keys.leases, '-inf', '+inf'],
-    ['ZSCAN', keys.ready, '0'],
-    ['GET', keys.layout],
-    ['SET', keys.layout, layoutVersion, 'NX'],
-    ['INCR', keys.sequence],
-    ['EXISTS', keys.tasks],
-    ['UNLINK', keys['meta-tasks']],
-    ['HLEN', keys.owners],
-    ['HKEYS', keys['filter-pools']],
-    ['HEXISTS', keys.filters, 'id'],
-    ['ZLEXCOUNT', keys['owner-order'], '-', '+'],
-    ['RPUSH', keys['root-jobs'], '{}'],
-    ['LINDEX', keys['root-jobs'], '0'],
-    ['LSET', keys['root-jobs'], '0', '{}'],
-    ['LPOP', keys['root-jobs']],
-    ['PUBLISH', keys.signal, '{}'],
-    ['XADD', keys.events, 'MAXLEN', '~', '10000', '*', 'e', 'x'],
-    ['XRANGE', keys.events, '-', '+', 'COUNT', '1'],
-    ['XREVRANGE', keys.events, '+', '-', 'COUNT', '1'],
-    // the worker: wake-up channel, progress, chore locks (Redlock)
-    ['SUBSCRIBE', keys.signal],
-    ['PUBLISH', keys.progress, '{}'],
-    ['SET', lock, 'token', 'PX', '1000'],
-    // the worker's presence (engine.workers())
-    ['SET', keys.worker('worker'), '{}', 'PX', '1000'],
-    ['ZADD', keys.workers, '0', 'worker'],
-    ['ZRANGE', keys.workers, '0', '0'],
-    ['ZREVRANGE', keys.workers, '0', '0'],
-    ['MGET', keys.worker('worker')],
-    ['ZREM', keys.workers, 'worker'],
-    ['DEL', keys.worker('worker')],
-    ['MULTI'],
-    ['EXEC'],
-    ['EVALSHA', scripts.search.sha, '1', lock, 'token', '1000'],
-  ];
+  return aclProbes(keys, scripts.search.sha);
 }
 
 function isClusterClient(client: object): boolean {

@@ -1,6 +1,6 @@
 import type { EngineContext } from './context.js';
 import { checkLayout } from './layout.js';
-import { runScript, scripts, type ScriptName } from './lua/scripts.js';
+import { runScript, scriptsFor, type ScriptName } from './lua/scripts.js';
 
 /**
  * run runs one of the engine's scripts on the context's queue, once the
@@ -20,7 +20,9 @@ export function run(
     ? runUnchecked(context, name, args)
     : whilePending(
         context,
-        layout.then(() => runScript(context.connection.client, scripts[name], context.keys, args)),
+        layout.then(() =>
+          runScript(context.connection.client, scriptOf(context, name), context.keys, args),
+        ),
       );
 }
 
@@ -32,8 +34,13 @@ export function runUnchecked(
 ): Promise<unknown> {
   return whilePending(
     context,
-    runScript(context.connection.client, scripts[name], context.keys, args),
+    runScript(context.connection.client, scriptOf(context, name), context.keys, args),
   );
+}
+
+/** scriptOf picks the script of the connection's kind (SPUBLISH on a cluster). */
+function scriptOf(context: EngineContext, name: ScriptName) {
+  return scriptsFor(context.connection.sharded)[name];
 }
 
 /** whilePending lets close() reject a call on a connection the engine opened. */
@@ -45,17 +52,56 @@ function whilePending(context: EngineContext, call: Promise<unknown>): Promise<u
   });
 }
 
+/** How many times a request is sent again after its call failed for want of a connection. */
+const requestRetries = 2;
+/** How long to wait before each of those, ms (times the attempt). */
+const retryDelayMs = 100;
+
 /**
  * runRequest runs a script that changes the queue as an idempotent request
  * (requests.ts): `args` builds its ARGV around the request, and the request's
  * slot is held until the call settled, so a command ioredis sends again finds
  * its first answer.
+ *
+ * When the call fails without an answer from Redis (ioredis gave up on the
+ * connection: its retries per request ran out, or the connection closed), the
+ * script may or may not have run; the same request is sent again, twice at
+ * most, and answers what the first run did if it ran. Without that, a claim
+ * made just before Redis went away would be owned by nobody who knows until
+ * its lease ended, and a create would fail although it stored its task.
  */
-export function runRequest(
+export async function runRequest(
   context: EngineContext,
   name: ScriptName,
   args: (request: string) => (string | number)[],
 ): Promise<unknown> {
   const { request, slot } = context.requests.take();
-  return run(context, name, args(request)).finally(() => context.requests.give(slot));
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await run(context, name, args(request));
+      } catch (error) {
+        if (attempt >= requestRetries || context.closed || !connectionLost(error)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, retryDelayMs * (attempt + 1)));
+      }
+    }
+  } finally {
+    context.requests.give(slot);
+  }
+}
+
+/** The error codes of a socket that failed under a command. */
+const socketCodes = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED']);
+
+/**
+ * connectionLost: ioredis failed the command for want of a connection (so
+ * the script may or may not have run), not because Redis answered or the
+ * engine refused it.
+ */
+function connectionLost(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'MaxRetriesPerRequestError') return true;
+  if (error.message === 'Connection is closed.') return true;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && socketCodes.has(code);
 }

@@ -1,5 +1,6 @@
 import { fromReply } from '../errors.js';
-import { readObjectId } from '../task/snapshot.js';
+import { Label } from '../task/label.js';
+import { readCoreLabel, readObjectId } from '../task/snapshot.js';
 import type { Task } from '../task/task.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { prepareDelete } from './delete.js';
@@ -157,16 +158,19 @@ export async function unparkSlots(engine: object, slots: string[]): Promise<void
 
 /**
  * releaseTask gives back a task this engine's worker owns without counting a
- * cycle, so another worker can claim it at once. Says whether it was released
- * (false: gone, or owned by someone else).
+ * cycle, so another worker can claim it at once. Only the claim the copy
+ * carries is released (its token), never a later claim of the same task by
+ * this worker id. Says whether it was released (false: gone, or owned by
+ * someone else or under another claim).
  */
 export async function releaseTask(engine: object, task: Task): Promise<boolean> {
   const context = contextOf(engine);
   assertOpen(context, 'release');
   const id = readObjectId(task); // the task a handler had: read once, whatever it became
   if (id === undefined) return false;
+  const token = readCoreLabel(task, Label.Token) ?? '';
   const now = readClock(context.clock);
-  return (await run(context, 'release', [now.getTime(), id, context.options.worker])) === 1;
+  return (await run(context, 'release', [now.getTime(), id, context.options.worker, token])) === 1;
 }
 
 /** nextDueMs is the earliest due time of a waiting exact or deferred task the last empty search saw. */

@@ -107,9 +107,14 @@ function copyLabelsOnce(map: Record<string, unknown>, name: MapName, what: strin
  * release of a task a handler may have changed).
  */
 export function readObjectId(task: unknown): string | undefined {
+  return readCoreLabel(task, Label.Object);
+}
+
+/** readCoreLabel reads one label of a task's core once, never throwing: a non-empty string or undefined. */
+export function readCoreLabel(task: unknown, label: string): string | undefined {
   try {
-    const id: unknown = (task as Task | undefined)?.core?.[Label.Object];
-    return typeof id === 'string' && id !== '' ? id : undefined;
+    const value: unknown = (task as Task | undefined)?.core?.[label];
+    return typeof value === 'string' && value !== '' ? value : undefined;
   } catch {
     return undefined;
   }

@@ -1,3 +1,5 @@
 // rescue-engine/testing: helpers for tests that need a real Redis.
 export { startRedisServer } from './redis-server.js';
 export type { RedisServer, StartRedisOptions } from './redis-server.js';
+export { startRedisCluster } from './redis-cluster.js';
+export type { RedisCluster, StartRedisClusterOptions } from './redis-cluster.js';

@@ -13,11 +13,20 @@ export function isLost(error: unknown): boolean {
  * LazyAbort is an AbortController made on first use: most ensures never read
  * their signal, and a controller with its signal costs more than the rest of
  * a no-op task's bookkeeping. Aborting before first use is remembered.
+ *
+ * Reading the signal's `aborted` (or calling `throwIfAborted()`) first runs
+ * `beforeRead`, which aborts it when the lease is over by the clock. A
+ * process frozen past its lease (SIGSTOP, a stopped VM, a long GC pause)
+ * resumes with every overdue timer due at once, and a handler's own timer
+ * may run before the one that aborts: a handler that checks its signal
+ * before each step still stops in time.
  */
 export class LazyAbort {
   private controller: AbortController | undefined;
   private aborted = false;
   private reason: unknown;
+
+  constructor(private readonly beforeRead: () => void = () => {}) {}
 
   get isAborted(): boolean {
     return this.aborted;
@@ -27,6 +36,7 @@ export class LazyAbort {
     if (this.controller === undefined) {
       this.controller = new AbortController();
       if (this.aborted) this.controller.abort(this.reason);
+      checkedOnRead(this.controller.signal, this.beforeRead);
     }
     return this.controller.signal;
   }
@@ -37,6 +47,25 @@ export class LazyAbort {
     this.reason = reason;
     this.controller?.abort(reason);
   }
+}
+
+const abortedOf = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')?.get;
+
+/** checkedOnRead makes `aborted` and `throwIfAborted()` of one signal run `check` first. */
+function checkedOnRead(signal: AbortSignal, check: () => void): void {
+  if (abortedOf === undefined) return;
+  Object.defineProperty(signal, 'aborted', {
+    get: () => {
+      check();
+      return abortedOf.call(signal) as boolean;
+    },
+  });
+  Object.defineProperty(signal, 'throwIfAborted', {
+    value: () => {
+      check();
+      AbortSignal.prototype.throwIfAborted.call(signal);
+    },
+  });
 }
 
 /** LeaseTerms are what a Lease plans with: the engine's expiry and clock, and the worker's options. */
@@ -73,7 +102,8 @@ export interface Renewer {
  * One timer at a time: the next renewal, or the abort point.
  */
 export class Lease {
-  readonly controller = new LazyAbort();
+  // reading the signal checks the abort point by the clock (see LazyAbort)
+  readonly controller = new LazyAbort(() => this.checkAbortPoint());
   private timer: NodeJS.Timeout | undefined;
   /** when the lease ends, in engine ms */
   private endMs = 0;
@@ -200,6 +230,12 @@ export class Lease {
       this.onError(error);
       this.schedule(Math.min(Math.max(50, this.terms.expiryMs / 10), this.leftMs()));
     });
+  }
+
+  /** checkAbortPoint loses the task when its abort point passed and no timer said so yet. */
+  private checkAbortPoint(): void {
+    if (this.stopped || this.isLostFlag || this.endMs === 0) return;
+    if (this.leftMs() <= 0) this.expired();
   }
 
   /** expired loses the task at the abort point: from the lease end on, expire may give it to another worker. */

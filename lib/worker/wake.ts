@@ -1,5 +1,10 @@
 import type { Clock } from '../clock.js';
-import { quitOrDisconnect, type RedisClient } from '../engine/connection.js';
+import {
+  isClusterClient,
+  quitOrDisconnect,
+  type Connection,
+  type RedisClient,
+} from '../engine/connection.js';
 
 /**
  * WakeUp tells idle slots of a worker that there may be work. A slot that
@@ -23,7 +28,7 @@ export class WakeUp {
   onTick: ((tickMs: number) => void) | undefined;
 
   constructor(
-    private readonly client: RedisClient,
+    private readonly connection: Pick<Connection, 'client' | 'sharded'>,
     private readonly channel: string,
     private readonly worker: string,
     private readonly clock: Clock,
@@ -42,16 +47,31 @@ export class WakeUp {
   }
 
   async start(): Promise<void> {
-    const subscriber = this.client.duplicate();
+    const { client, sharded } = this.connection;
+    // On a cluster: a Cluster of its own with one sharded subscriber per
+    // primary. When the queue's slot moves to another node (a failover,
+    // resharding), the node that lost it ends the subscription
+    // (SUNSUBSCRIBE); ioredis reports that as an error of the subscriber's
+    // node, and a fresh slot map makes it subscribe on the new owner. The
+    // map is also read again every second, in case that report never comes.
+    const subscriber: RedisClient = isClusterClient(client)
+      ? client.duplicate([], { shardedSubscribers: true, slotsRefreshInterval: 1_000 })
+      : client.duplicate();
+    if (isClusterClient(subscriber)) {
+      subscriber.on('nodeError', () => subscriber.refreshSlotsCache());
+    }
     subscriber.on('error', this.onError);
     // Messages sent while the subscription was down are lost: after every
-    // (re)connection, search once.
+    // (re)connection, and on a cluster after the subscribers were set up
+    // anew, search once.
     subscriber.on('ready', () => this.notify());
-    subscriber.on('message', (channel: string, message: string) => {
+    if (sharded) subscriber.on('subscribersReady', () => this.notify());
+    subscriber.on(sharded ? 'smessage' : 'message', (channel: string, message: string) => {
       if (channel === this.channel) this.onMessage(message);
     });
     this.subscriber = subscriber;
-    await subscriber.subscribe(this.channel);
+    if (sharded) await subscriber.ssubscribe(this.channel);
+    else await subscriber.subscribe(this.channel);
   }
 
   /** notify wakes every slot. */

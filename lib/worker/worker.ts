@@ -166,7 +166,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
       assertOpen(context, 'Worker.start');
       await checkLayout(context);
       this.wake = new WakeUp(
-        context.connection.client,
+        context.connection,
         context.keys.signal,
         this.engine.worker,
         context.clock,
@@ -569,15 +569,16 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private async progress(task: Task, value: unknown): Promise<void> {
     const context = engineContext(this.engine);
     this.emit('task:progress', task, value);
-    await context.connection.client.publish(
-      context.keys.progress,
-      JSON.stringify({
-        id: task.core?.[Label.Object],
-        worker: this.engine.worker,
-        at: formatTime(context.clock()),
-        value,
-      }),
-    );
+    const message = JSON.stringify({
+      id: task.core?.[Label.Object],
+      worker: this.engine.worker,
+      at: formatTime(context.clock()),
+      value,
+    });
+    // on a cluster, sharded: only the node of the queue's slot passes it on
+    const { client, sharded } = context.connection;
+    if (sharded) await client.spublish(context.keys.progress, message);
+    else await client.publish(context.keys.progress, message);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { assembleScript } from '../../lib/engine/lua/loader.js';
-import { scripts } from '../../lib/engine/lua/scripts.js';
+import { scripts, scriptsFor, shardedScripts } from '../../lib/engine/lua/scripts.js';
 import { keyNames, type KeyName } from '../../lib/engine/keys.js';
 import { mapNames } from '../../lib/task/task.js';
 
@@ -24,7 +24,7 @@ describe('engine scripts', () => {
 
   it('inlines each include once, after the prelude, marking where it came from', () => {
     const script = scripts.delete;
-    expect(script.source.startsWith('-- prelude')).toBe(true);
+    expect(script.source.split('\n')[1]?.startsWith('-- prelude')).toBe(true);
     expect(script.source.match(/-- file: include\/task\.lua/g)).toHaveLength(1);
     expect(script.sha).toMatch(/^[0-9a-f]{40}$/);
   });
@@ -67,6 +67,26 @@ describe('engine scripts', () => {
 
   it('keeps a #!lua shebang on the first line', () => {
     expect(scripts.scan.source.startsWith('#!lua flags=no-writes\n-- prelude')).toBe(true);
+  });
+
+  // With a shebang Redis runs a script in its strict mode: on a cluster it
+  // refuses a key in another slot, or on another node, than the declared ones
+  // (without one, Redis 7 lets a script reach undeclared keys of other slots
+  // on the same node).
+  it.each(files)('%s starts with a #!lua shebang', (file) => {
+    const first = readFileSync(new URL(file, luaDir), 'utf8').split('\n')[0] ?? '';
+    expect(first).toMatch(/^#!lua( flags=(no-writes|allow-oom))?$/);
+  });
+
+  it('publishes the signal with PUBLISH on a single server and SPUBLISH on a cluster', () => {
+    expect(scripts.create.source).toMatch(/redis\.call\("PUBLISH", KEYS\[\d+\]/);
+    expect(shardedScripts.create.source).toMatch(/redis\.call\("SPUBLISH", KEYS\[\d+\]/);
+    expect(shardedScripts.create.source.replace('"SPUBLISH"', '"PUBLISH"')).toBe(
+      scripts.create.source,
+    );
+    expect(scriptsFor(true)).toBe(shardedScripts);
+    expect(scriptsFor(false)).toBe(scripts);
+    expect(shardedScripts.scan.sha).toBe(scripts.scan.sha); // no signal: the same script
   });
 
   it('names a missing include and the line that asks for it', () => {

@@ -301,4 +301,28 @@ describe('Lease', () => {
     // 1,800 engine ms to the abort point: the renewal 900 engine ms on, 90 real ms
     await expectRenewalIn(calls, 90);
   });
+
+  it('aborts the signal as it is read past the abort point, before any overdue timer ran (a process frozen past its lease)', async () => {
+    const { lease: held, lost } = lease();
+    await expect(held.begin(startMs + expiryMs)).resolves.toBe(true);
+    const { signal } = held.controller;
+    expect(signal.aborted).toBe(false);
+
+    // the clock jumps past the abort point, no timer runs: as after SIGCONT
+    jest.setSystemTime(startMs + expiryMs - marginMs);
+    expect(signal.aborted).toBe(true);
+    expect(lost).toHaveLength(1);
+    expect(() => signal.throwIfAborted()).toThrow(TaskOutdatedError);
+  });
+
+  it('checks the abort point in throwIfAborted() too, and not before it', async () => {
+    const { lease: held, lost } = lease();
+    await expect(held.begin(startMs + expiryMs)).resolves.toBe(true);
+    const { signal } = held.controller;
+    jest.setSystemTime(startMs + expiryMs - marginMs - 1);
+    expect(() => signal.throwIfAborted()).not.toThrow();
+    jest.setSystemTime(startMs + expiryMs - marginMs);
+    expect(() => signal.throwIfAborted()).toThrow(TaskOutdatedError);
+    expect(lost).toHaveLength(1);
+  });
 });

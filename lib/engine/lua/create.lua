@@ -1,3 +1,4 @@
+#!lua
 --[[ create: store a new task (semantics 3.1).
 
   KEYS     every key of the queue, in the order of lib/engine/keys.ts

@@ -1,18 +1,25 @@
+#!lua flags=allow-oom
 --[[ cycles: reset the circuit breaker of a task (semantics 3.8): remove its
   worker, expiry and cycles labels. No ownership check.
 
   KEYS     every key of the queue
   ARGV[1]  now_ms
   ARGV[2]  id
+  ARGV[3]  request     the idempotent request (include/request.lua): a reset
+                       sent again after its reply was lost must not undo a
+                       claim made in between
 
   Returns  1
   Errors   TASK_NOT_FOUND
 ]]
 --- @include "task"
+--- @include "request"
 --- @include "has"
 --- @include "roots"
 --- @include "index"
 
+local kept = replayed(ARGV[3])
+if kept ~= nil then return tonumber(kept) end
 local id = ARGV[2]
 local stored = load_task(id)
 if stored == nil then
@@ -28,4 +35,5 @@ local ctx = new_context(tonumber(ARGV[1]))
 store_task(id, reset)
 reindex(id, stored, reset, ctx)
 finish(ctx)
+remember(ARGV[3], ctx.now, '1')
 return 1

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ delete-search: complete tasks and claim the next ones, as one atomic
   step: for each entry in order, a delete (semantics 3.3) followed by a search
   (3.2), the same outcome as those calls made one after another with nothing

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ delete: complete a task, steps 2 to 7 of semantics 3.3 (include/delete.lua).
 
   KEYS     every key of the queue

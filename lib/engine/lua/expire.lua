@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ expire: one batch of retention deletions and lease revocations
   (semantics 3.6), plus one step of the sweep for records that are not tasks.
   The engine calls it until it reports no more work.

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ extend: renew the lease of a task the caller owns (semantics 3.7).
 
   KEYS     every key of the queue

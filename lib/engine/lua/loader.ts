@@ -15,18 +15,35 @@ export interface LoadedScript {
 const includePattern = /^--- @include "([a-z-]+)"\s*$/;
 
 /**
+ * ScriptVariant says which server a script is assembled for: `sharded` on a
+ * Redis Cluster, where the queue's signal goes out with SPUBLISH (sharded
+ * pub/sub: only the node of the queue's slot sees it), and plain PUBLISH on a
+ * single server. `SIGNAL_PUBLISH` in a script is that command's name.
+ */
+export interface ScriptVariant {
+  readonly sharded: boolean;
+}
+
+/**
  * loadScript reads `<name>.lua` next to this module and assembles it: an
  * optional `#!lua` shebang line stays first, then the generated prelude, then
  * each `--- @include "x"` replaced by `include/x.lua` (at most once per script,
  * no nesting), marked with a `-- file:` comment so Lua line numbers can be
  * traced back.
  */
-export function loadScript(name: string): LoadedScript {
-  return assembleScript(name, readLua(`${name}.lua`));
+export function loadScript(
+  name: string,
+  variant: ScriptVariant = { sharded: false },
+): LoadedScript {
+  return assembleScript(name, readLua(`${name}.lua`), variant);
 }
 
 /** assembleScript assembles a script body the way loadScript does (tests use it for test-only scripts). */
-export function assembleScript(name: string, body: string): LoadedScript {
+export function assembleScript(
+  name: string,
+  body: string,
+  variant: ScriptVariant = { sharded: false },
+): LoadedScript {
   const lines = body.split('\n');
   const shebang = lines[0]?.startsWith('#!lua') === true ? lines.shift() : undefined;
   const included = new Set<string>();
@@ -53,6 +70,7 @@ export function assembleScript(name: string, body: string): LoadedScript {
     name,
     inlineConstants(
       [...(shebang === undefined ? [] : [shebang]), prelude, ...assembled].join('\n'),
+      variant,
     ),
   );
   return { name, source, sha: createHash('sha1').update(source).digest('hex') };
@@ -83,10 +101,21 @@ const constants = new Map<string, string>([
   ...Object.entries(Gate).map(([name, value]) => [constantName('GATE', name), value] as const),
   ...errorCodes.map((code) => [`E_${code}`, code] as const),
 ]);
-const constantPattern = new RegExp(`\\b(${[...constants.keys()].join('|')})\\b`, 'g');
+const constantPattern = new RegExp(
+  `\\b(${[...constants.keys(), 'SIGNAL_PUBLISH'].join('|')})\\b`,
+  'g',
+);
 
-function inlineConstants(source: string): string {
-  return source.replace(constantPattern, (name) => luaString(constants.get(name) ?? name));
+function inlineConstants(source: string, { sharded }: ScriptVariant): string {
+  return source.replace(constantPattern, (name) =>
+    luaString(
+      name === 'SIGNAL_PUBLISH'
+        ? sharded
+          ? 'SPUBLISH'
+          : 'PUBLISH'
+        : (constants.get(name) ?? name),
+    ),
+  );
 }
 
 /**

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ release: give back a task the caller owns without working on it, so that
   another worker can claim it at once (the worker runtime does this with a
   task none of its handlers accepts). Unlike a revocation it counts no cycle.
@@ -6,8 +7,11 @@
   ARGV[1]  now_ms
   ARGV[2]  id       the copy's object id
   ARGV[3]  worker   the caller's worker id
+  ARGV[4]  token    the copy's fencing token, or '' (then the worker id alone
+                    decides): a later claim of the task is not released
 
-  Returns  1 when released, 0 when the task is gone or owned by someone else
+  Returns  1 when released, 0 when the task is gone, owned by someone else or
+           under another claim
   Errors   none
 ]]
 --- @include "task"
@@ -18,6 +22,7 @@
 local id = ARGV[2]
 local stored = load_task(id)
 if stored == nil or owner_of(stored) ~= ARGV[3] then return 0 end
+if ARGV[4] ~= '' and stored.core[LABEL_TOKEN] ~= ARGV[4] then return 0 end
 local released = with_core(stored, copy_map(stored.core))
 released.core[LABEL_WORKER] = nil
 released.core[LABEL_EXPIRY] = nil

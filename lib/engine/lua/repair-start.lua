@@ -1,3 +1,4 @@
+#!lua
 --[[ repair-start: the first step of rebuilding a queue's indexes from its
   records (engine.repair, lib/engine/repair.ts): every index goes (UNLINK
   frees them off the main thread), and the queue takes this engine's layout.

@@ -1,3 +1,4 @@
+#!lua
 --[[ repair-write: index records anew (engine.repair, lib/engine/repair.ts).
   Each record is indexed from scratch, whatever indexes it has, unless it
   changed since repair-read gave it out: the operation that changed it

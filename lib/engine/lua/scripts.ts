@@ -4,30 +4,49 @@ import type { QueueKeys } from '../keys.js';
 import { ScriptCommand, ScriptHead } from './command.js';
 import { loadScript, type LoadedScript } from './loader.js';
 
-/**
- * The engine's scripts, assembled once at module load. Each receives every key
- * of the queue (KEYS in `keyNames` order) and its own ARGV, documented in the
- * header of its .lua file.
- */
-export const scripts = {
-  create: loadScript('create'),
-  search: loadScript('search'),
-  delete: loadScript('delete'),
-  deleteSearch: loadScript('delete-search'),
-  extend: loadScript('extend'),
-  cycles: loadScript('cycles'),
-  release: loadScript('release'),
-  unpark: loadScript('unpark'),
-  repairStart: loadScript('repair-start'),
-  repairRead: loadScript('repair-read'),
-  repairWrite: loadScript('repair-write'),
-  expire: loadScript('expire'),
-  scan: loadScript('scan'),
-  stats: loadScript('stats'),
-  page: loadScript('page'),
-  tickerDue: loadScript('ticker-due'),
-  ticker: loadScript('ticker'),
+/** The file name of each script, by the name the engine calls it. */
+const scriptFiles = {
+  create: 'create',
+  search: 'search',
+  delete: 'delete',
+  deleteSearch: 'delete-search',
+  extend: 'extend',
+  cycles: 'cycles',
+  release: 'release',
+  unpark: 'unpark',
+  repairStart: 'repair-start',
+  repairRead: 'repair-read',
+  repairWrite: 'repair-write',
+  expire: 'expire',
+  scan: 'scan',
+  stats: 'stats',
+  page: 'page',
+  tickerDue: 'ticker-due',
+  ticker: 'ticker',
+  aclCheck: 'acl-check',
 } as const;
+
+function loadAll(sharded: boolean): Record<keyof typeof scriptFiles, LoadedScript> {
+  return Object.fromEntries(
+    Object.entries(scriptFiles).map(([name, file]) => [name, loadScript(file, { sharded })]),
+  ) as Record<keyof typeof scriptFiles, LoadedScript>;
+}
+
+/**
+ * The engine's scripts, assembled once at module load, for a single server
+ * (the queue's signal goes out with PUBLISH). Each receives every key of the
+ * queue (KEYS in `keyNames` order) and its own ARGV, documented in the header
+ * of its .lua file.
+ */
+export const scripts = loadAll(false);
+
+/** The same scripts for a Redis Cluster: the signal goes out with SPUBLISH (sharded pub/sub). */
+export const shardedScripts = loadAll(true);
+
+/** scriptsFor picks the set for a connection: sharded on a cluster. */
+export function scriptsFor(sharded: boolean): typeof scripts {
+  return sharded ? shardedScripts : scripts;
+}
 
 export type ScriptName = keyof typeof scripts;
 

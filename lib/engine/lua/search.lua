@@ -1,3 +1,4 @@
+#!lua
 --[[ search: deliver a broadcast task, or claim the oldest task this worker may
   take (semantics 3.2). The phases are include/search.lua.
 

@@ -1,3 +1,4 @@
+#!lua
 --[[ ticker-due: the cron templates ticker must look at (semantics 3.9):
   those due (tick+1 <= now) and those whose tick-1 may need maintenance.
   Entries whose record is gone or is not a template any more are dropped

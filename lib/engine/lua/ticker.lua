@@ -1,3 +1,4 @@
+#!lua
 --[[ ticker: tick-1 maintenance (A) and emission (B) for a batch of cron
   templates, one template at a time (semantics 3.9). The engine computed the
   ticks from each template's @every; the script re-checks that the template is

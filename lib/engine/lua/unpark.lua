@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ unpark: take slots of a worker off the queue's idle list, so that no
   wake-up goes to them (a worker that stops).
 

@@ -16,7 +16,8 @@
  *                live: a run is live from its start until it ended, aborted,
  *                was told it lost the task, or its process was killed, but not
  *                while its process was stopped (SIGSTOP); the pair counts when
- *                one of them began a step of work in the time both were live
+ *                the older run (whose claim the newer one replaced) began a
+ *                step of work in the time both were live
  *   pastLease    runs that began a step after their lease (as last renewed)
  *                had ended: from then on expire may hand the task to another
  *   staleWrites  deletes and extends that succeeded although another run of
@@ -153,11 +154,12 @@ export function analyze(records) {
     for (let a = 0; a < list.length; a++) {
       for (let b = a + 1; b < list.length; b++) {
         const shared = intersect(segments[a], segments[b]);
-        // by effects: a step of either run while both were live (a run killed
-        // before it wrote its steps counts as working all along)
-        const effect = [list[a], list[b]].some(
-          (run) => run.steps === undefined || run.steps.some((at) => inside(shared, at)),
-        );
+        // by effects: the older run (the claim another replaced) began a step
+        // while both were live; a run killed before it wrote its steps counts
+        // as working all along. The newer run's steps alone are no double
+        // work: it is the owner, and the older one did nothing meanwhile.
+        const older = list[a].at <= list[b].at ? list[a] : list[b];
+        const effect = older.steps === undefined || older.steps.some((at) => inside(shared, at));
         if (shared.length > 0 && effect) {
           overlaps++;
           overlapMs = Math.max(overlapMs, length(shared));

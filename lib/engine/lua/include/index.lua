@@ -644,5 +644,5 @@ local function finish(ctx)
   local message = { d = ctx.next_due, t = ctx.next_tick }
   if #slots > 0 then message.s = slots end
   if ctx.broadcast then message.a = 1 end
-  redis.call('PUBLISH', K['signal'], cjson.encode(message))
+  redis.call(SIGNAL_PUBLISH, K['signal'], cjson.encode(message))
 end
