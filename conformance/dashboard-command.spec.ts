@@ -1,9 +1,22 @@
 import { runDashboardCommand } from '../lib/dashboard/command.js';
-import { redisUrl } from './harness/queue.js';
+import { startRedisServer, type RedisServer } from '../lib/testing/index.js';
 import { signal, until } from './harness/worker.js';
 
 // `rescue dashboard` / `node dist/dashboard/main.js`: arguments, the address
-// rule, and a server that answers until it is told to stop.
+// rule, and a server that answers until it is told to stop. The command takes
+// a Redis URL, so it gets a redis-server of its own whatever the harness runs
+// (a cluster, an ACL user).
+
+let redis: RedisServer;
+const redisUrl = () => redis.url;
+
+beforeAll(async () => {
+  redis = await startRedisServer({ env: {} });
+});
+
+afterAll(async () => {
+  await redis.stop();
+});
 
 function io(env: NodeJS.ProcessEnv = {}) {
   const out: string[] = [];
