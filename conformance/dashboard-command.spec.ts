@@ -1,8 +1,9 @@
+import { runCli } from '../lib/cli/run.js';
 import { runDashboardCommand } from '../lib/dashboard/command.js';
 import { startRedisServer, type RedisServer } from '../lib/testing/index.js';
 import { signal, until } from './harness/worker.js';
 
-// `rescue dashboard` / `node dist/dashboard/main.js`: arguments, the address
+// `rescue dashboard` (runDashboardCommand, and through runCli): arguments, the address
 // rule, and a server that answers until it is told to stop. The command takes
 // a Redis URL, so it gets a redis-server of its own whatever the harness runs
 // (a cluster, an ACL user).
@@ -93,6 +94,21 @@ describe('the dashboard command', () => {
     const code = await runDashboardCommand(['--redis', redisUrl(), '--port', '0', ...args], run.io);
     expect(code).toBeGreaterThan(0);
     expect(run.err.join('\n')).toMatch(message);
+  });
+
+  it('is `rescue dashboard`', async () => {
+    const run = io();
+    const exit = runCli(['dashboard', '--redis', redisUrl(), '--port', '0', '--write'], run.io);
+    await until(
+      () => run.out.length > 0 || run.err.length > 0,
+      5_000,
+      'the command says where it serves',
+    );
+    const url = /(http:\S+)\/ for/.exec(run.out[0] ?? '')?.[1] ?? '';
+    expect(run.out[0]).toContain('(write)');
+    expect((await fetch(`${url}/create`)).status).toBe(200);
+    run.stop.resolve();
+    expect(await exit).toBe(0);
   });
 
   it('prints its usage', async () => {

@@ -1,6 +1,8 @@
 // The dashboard as a command: read the arguments, open an engine on the
-// queue, serve until SIGINT / SIGTERM. `node dist/dashboard/main.js` runs it;
-// a `rescue dashboard` subcommand can call runDashboardCommand the same way.
+// queue, serve until SIGINT / SIGTERM. `rescue dashboard` (lib/cli/commands)
+// runs it (`npm run dashboard` too). Unlike the other commands it
+// does not exit when Redis cannot be reached: it serves, says so on its
+// pages, and recovers when Redis answers again.
 import { parseArgs } from 'node:util';
 import { Engine } from '../engine/engine.js';
 import { createDashboard } from './dashboard.js';
@@ -54,8 +56,7 @@ export async function runDashboardCommand(argv: string[], io: DashboardCommandIo
       allowPositionals: false,
     }).values;
   } catch (error) {
-    io.err(`rescue dashboard: ${(error as Error).message}`);
-    io.err(dashboardUsage);
+    io.err(`rescue dashboard: ${(error as Error).message}; see rescue dashboard --help`);
     return 2;
   }
   if (values.help === true) {
