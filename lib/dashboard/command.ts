@@ -23,6 +23,7 @@ Options:
   --token <token>        require this token (16+ characters; or $RESCUE_DASHBOARD_TOKEN);
                          open http://host:port/?token=<token> once in the browser
   --basic-auth <u:p>     require this user and password (or $RESCUE_DASHBOARD_BASIC_AUTH)
+  --json                 print where it serves as JSON ({ url, queue, redis, write }) for scripts
   --help                 show this help
 `;
 
@@ -50,7 +51,8 @@ export async function runDashboardCommand(argv: string[], io: DashboardCommandIo
         write: { type: 'boolean' },
         token: { type: 'string' },
         'basic-auth': { type: 'string' },
-        help: { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
       },
       strict: true,
       allowPositionals: false,
@@ -95,8 +97,17 @@ export async function runDashboardCommand(argv: string[], io: DashboardCommandIo
   try {
     const dashboard = createDashboard(engine, options);
     const server = await dashboard.listen({ host, port });
+    const url = `${server.url}${options.basePath ?? ''}/`;
+    const mode = options.write === true ? 'write' : 'read-only';
     io.out(
-      `rescue dashboard: ${server.url}${options.basePath ?? ''}/ for ${engine.keyfmt()} on ${engine.listen()} (${options.write === true ? 'write' : 'read-only'})`,
+      values.json === true
+        ? JSON.stringify({
+            url,
+            queue: engine.keyfmt(),
+            redis: engine.listen(),
+            write: options.write === true,
+          })
+        : `rescue dashboard: ${url} for ${engine.keyfmt()} on ${engine.listen()} (${mode})`,
     );
     await io.stopped;
     await server.close();
