@@ -1,5 +1,6 @@
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
+import { Worker } from '../lib/worker/worker.js';
 import { oneLineError, rescue, rescueJson } from './harness/cli.js';
 import { useQueue } from './harness/queue.js';
 
@@ -160,6 +161,48 @@ describe('rescue tasks', () => {
     expect(oneLineError(missing)).toBe(
       'rescue: task 1697760001000-000000000042 is not in the queue',
     );
+  });
+
+  it('show prints the outcome of a finished task, with its result and log, from the outcome records', async () => {
+    const engine = queue().engine('eon', { clock: () => new Date() });
+    const created = await engine.create({ meta: { kind: 'resize' } });
+    const worker = new Worker(engine, [
+      {
+        filter: () => true,
+        ensure: (_task, context) => {
+          context.log('resized to 10 px');
+          return Promise.resolve({ width: 10 });
+        },
+      },
+    ]);
+    const ensured = new Promise((resolve) => worker.once('task:ensured', resolve));
+    await worker.start();
+    await ensured;
+    await worker.stop();
+
+    const id = idOf(created);
+    const [human, asJson] = await Promise.all([
+      rescue(['tasks', 'show', id, ...q()]),
+      rescueJson<{ task: Task | null; outcome: Record<string, unknown> }>([
+        'tasks',
+        'show',
+        id,
+        ...q(),
+      ]),
+    ]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(`task ${id} is not in the queue any more`);
+    expect(human.stdout).toMatch(/^state +completed$/m);
+    expect(human.stdout).toMatch(/^result +\{"width":10\}$/m);
+    expect(human.stdout).toMatch(/^log:\n {2}resized to 10 px$/m);
+    expect(asJson.task).toBeNull();
+    expect(asJson.outcome).toMatchObject({
+      id,
+      state: 'completed',
+      worker: 'eon',
+      result: { width: 10 },
+      log: ['resized to 10 px'],
+    });
   });
 
   it('delete removes a task whoever owns it, with --yes; a task not in the queue exits 4', async () => {

@@ -36,5 +36,10 @@ export {
   TaskNotFoundError,
   TaskOutdatedError,
   QueueLayoutError,
+  TaskResultError,
+  TaskCancelledError,
+  TaskTimeoutError,
+  WaitTimeoutError,
+  AcceptTimeoutError,
 } from './errors.js';
 export type { ErrorCode } from './errors.js';

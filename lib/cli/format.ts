@@ -80,6 +80,8 @@ export function relative(at: Date, now: Date): string {
 }
 
 /** oneLine keeps a cell on one line (labels may hold newlines). */
-function oneLine(text: string): string {
-  return text.replace(/[\r\n\t]/g, ' ');
+/** oneLine keeps a value on its line, and keeps terminal control characters out of it. */
+export function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what it removes
+  return text.replace(/[\r\n\t]/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
 }

@@ -14,7 +14,7 @@ export const aclCommands = {
   scripts: [
     'exists', 'get', 'hdel', 'hexists', 'hget', 'hgetall', 'hincrby', 'hkeys', 'hlen',
     'hmget', 'hscan', 'hset', 'hsetnx', 'incr', 'lindex', 'lpop', 'lset', 'publish',
-    'rpush', 'set', 'spublish', 'unlink', 'xadd', 'zadd', 'zcard', 'zcount', 'zlexcount',
+    'rpush', 'set', 'spublish', 'unlink', 'xadd', 'zadd', 'zpopmin', 'zcard', 'zcount', 'zlexcount',
     'zrange', 'zrangebylex', 'zrangebyscore', 'zrank', 'zrem', 'zscore',
   ],
   /** Run by Redlock's scripts on the chore locks (expire and ticker leases). */
@@ -157,6 +157,7 @@ function probes(keys: QueueKeys, lock: string): Record<AclCommand, string[][]> {
       [keys.workers, 'worker'],
     ],
     zscore: [[keys.leases, 'id']],
+    zpopmin: [[keys['outcome-expiry'], '1']],
     zrank: [[keys.leases, 'id']],
     zrevrange: [[keys.workers, '0', '0']],
     mget: [[keys.worker('worker')]],
@@ -169,13 +170,17 @@ function probes(keys: QueueKeys, lock: string): Record<AclCommand, string[][]> {
     publish: [
       [keys.signal, '{}'],
       [keys.progress, '{}'],
+      [keys.control, '{}'],
+      [`${keys.watch}:id`, '{}'],
     ],
     spublish: [
       [keys.signal, '{}'],
       [keys.progress, '{}'],
+      [keys.control, '{}'],
+      [`${keys.watch}:id`, '{}'],
     ],
-    subscribe: [[keys.signal]],
-    ssubscribe: [[keys.signal]],
+    subscribe: [[keys.signal], [keys.control], [`${keys.watch}:id`]],
+    ssubscribe: [[keys.signal], [keys.control], [`${keys.watch}:id`]],
     unsubscribe: [[keys.signal]],
     sunsubscribe: [[keys.signal]],
     quit: [[]],

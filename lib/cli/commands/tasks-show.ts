@@ -3,7 +3,7 @@ import type { Engine } from '../../engine/engine.js';
 import { tryParseTime } from '../../task/time.js';
 import { defineEngineCommand } from '../command.js';
 import { notFound } from '../exit.js';
-import { fields, json, relative, taskLabels } from '../format.js';
+import { fields, json, oneLine, relative, taskLabels } from '../format.js';
 import { readTask, taskId } from '../lookup.js';
 import { taskFacts, type TaskFacts } from '../task-facts.js';
 
@@ -21,8 +21,7 @@ export const tasksShowCommand = defineEngineCommand({
   async run({ engine, positionals, io, json: asJson }) {
     const id = taskId(positionals[0] ?? '');
     const task = await readTask(engine, id);
-    // EXTENSION POINT (outcome records, issue 13): a finished task is no
-    // longer in the queue, but its outcome may be kept; see taskExtras.
+    // a finished task is no longer in the queue, but its outcome may be kept
     const extras = await taskExtras(engine, id);
     if (task === undefined && extras === undefined) throw notFound(id);
     const now = systemClock();
@@ -42,7 +41,7 @@ export const tasksShowCommand = defineEngineCommand({
       for (const [name, value] of Object.entries(extras)) {
         io.out('');
         io.out(`${name}:`);
-        io.out(json(value));
+        io.out(extraLines(value));
       }
     }
   },
@@ -73,15 +72,25 @@ function factLines(facts: TaskFacts, now: Date): [string, string][] {
  * taskExtras is where `tasks show` adds what the engine keeps about a task
  * besides its record: each provider resolves with sections (a name and a
  * value) printed after the labels and added to the --json object, or with
- * undefined. None yet. When outcome records (issue 13, engine.status(id)) are
- * on main, add `async (engine, id) => { const status = await engine.status(id);
- * return status === undefined ? undefined : { status }; }`: tasks show then
- * prints the outcome, result and log of a task, finished ones too.
+ * undefined. The outcome records (engine.status): a finished task's outcome
+ * (result, error, log), and a task's last failed attempt while it is queued.
  */
 const taskExtraProviders: readonly ((
   engine: Engine,
   id: string,
-) => Promise<Record<string, unknown> | undefined>)[] = [];
+) => Promise<Record<string, unknown> | undefined>)[] = [statusSections];
+
+async function statusSections(
+  engine: Engine,
+  id: string,
+): Promise<Record<string, unknown> | undefined> {
+  const status = await engine.status(id);
+  if (status === undefined) return undefined;
+  const sections: Record<string, unknown> = {};
+  if (status.outcome !== undefined) sections['outcome'] = status.outcome;
+  if (status.failure !== undefined) sections['last failed attempt'] = status.failure;
+  return Object.keys(sections).length === 0 ? undefined : sections;
+}
 
 /** taskExtras collects the providers' sections; undefined when none has any. */
 async function taskExtras(
@@ -94,4 +103,17 @@ async function taskExtras(
     ...sections.filter((section) => section !== undefined),
   ) as Record<string, unknown>;
   return Object.keys(merged).length === 0 ? undefined : merged;
+}
+
+/** extraLines prints a section: an outcome as fields, with its log one line each. */
+function extraLines(value: unknown): string {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return json(value);
+  const { log, ...rest } = value as { log?: unknown };
+  const lines: [string, string][] = Object.entries(rest).map(([name, field]) => [
+    name,
+    typeof field === 'string' ? field : JSON.stringify(field),
+  ]);
+  const text = fields(lines);
+  if (!Array.isArray(log) || log.length === 0) return text;
+  return `${text}\nlog:\n${log.map((line) => `  ${oneLine(String(line))}`).join('\n')}`;
 }
