@@ -176,6 +176,23 @@ describe('rescue on a queue', () => {
     ).toEqual([idOf(b)]);
   });
 
+  it('metrics serves the queue gauges on /metrics until SIGINT', async () => {
+    const engine = queue().engine('one');
+    await engine.create({ meta: { kind: 'a' } });
+    await engine.create({ meta: { kind: 'b' } });
+    const serving = startRescue(['metrics', ...q(), '--port', '0']);
+    const ended = finished(serving);
+    const [url = ''] =
+      /http:\/\/\S+\/metrics/.exec(
+        await waitForOutput(serving.stdout, /serving http:\/\/\S+\/metrics/),
+      ) ?? [];
+    const scrape = await (await fetch(url)).text();
+    serving.kill('SIGINT');
+    const result = await ended;
+    expect(scrape).toMatch(/^rescue_queue_tasks\{[^}]*state="claimable"[^}]*\} 2$/m);
+    expect(result.code).toBe(0);
+  });
+
   it('doctor prints its checks and exits 1 when one fails', async () => {
     const ok = await rescue(['doctor', ...q()]);
     expect(ok.code).toBe(0);

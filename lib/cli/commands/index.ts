@@ -11,6 +11,7 @@
 import { runDashboardCommand } from '../../dashboard/command.js';
 import type { CliCommand } from '../command.js';
 import { doctorCommand } from './doctor.js';
+import { metricsCommand } from './metrics.js';
 import { repairCommand } from './repair.js';
 import { statsCommand } from './stats.js';
 import { tailCommand } from './tail.js';
@@ -34,6 +35,7 @@ export const commands: Readonly<Record<string, CliCommand>> = {
   tail: tailCommand,
   doctor: doctorCommand,
   repair: repairCommand,
+  metrics: metricsCommand,
   dashboard: {
     summary: 'serve a web dashboard of the queue (read-only unless --write)',
     run: runDashboardCommand,
