@@ -83,6 +83,22 @@ describe('the dashboard command', () => {
     expect(await exit).toBe(0);
   });
 
+  it('serves the queue gauges at /metrics with --metrics', async () => {
+    const run = io();
+    const exit = runDashboardCommand(['--redis', redisUrl(), '--port', '0', '--metrics'], run.io);
+    await until(
+      () => run.out.length > 0 || run.err.length > 0,
+      5_000,
+      'the command says where it serves',
+    );
+    const base = /(http:\S+)\/ for/.exec(run.out[0] ?? '')?.[1] ?? '';
+    const scraped = await fetch(`${base}/metrics`);
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toMatch(/^# TYPE rescue_queue_tasks gauge$/m);
+    run.stop.resolve();
+    expect(await exit).toBe(0);
+  });
+
   it.each([
     [['--port', 'x'], /--port/],
     [['--nope'], /Unknown option/],

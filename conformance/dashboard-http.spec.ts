@@ -1,5 +1,7 @@
 import { request as httpRequest } from 'node:http';
+import { Registry } from 'prom-client';
 import { formatQuery } from '../lib/dashboard/query.js';
+import { registerMetrics } from '../lib/metrics/index.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { Client, dataText, useDashboards, useServers } from './harness/dashboard.js';
@@ -293,6 +295,22 @@ describe('the dashboard over HTTP', () => {
     expect((await client.get('/live')).status).toBe(200);
     const program = new Client(dashboard(engine, { token }));
     expect((await program.get('/', { authorization: `Bearer ${token}` })).status).toBe(200);
+  });
+
+  it('serves a registry on /metrics when given one, behind the same token', async () => {
+    const engine = queue().live('dash');
+    await engine.create({ meta: { k: 'a' } });
+    const registry = new Registry();
+    registerMetrics(engine, registry, { activity: false });
+    const token = 'a-long-enough-token-1234';
+    const client = new Client(dashboard(engine, { token, metrics: registry }));
+    expect((await client.get('/metrics')).status).toBe(401);
+    const scraped = await client.get('/metrics', { authorization: `Bearer ${token}` });
+    expect(scraped.status).toBe(200);
+    expect(scraped.headers.get('content-type')).toBe(registry.contentType);
+    expect(await scraped.text()).toMatch(/^rescue_queue_tasks\{[^}]*state="claimable"[^}]*\} 1$/m);
+    const without = new Client(dashboard(engine, {}));
+    expect((await without.get('/metrics')).status).toBe(404);
   });
 
   it('asks for basic auth', async () => {

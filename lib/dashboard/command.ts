@@ -23,6 +23,7 @@ Options:
   --token <token>        require this token (16+ characters; or $RESCUE_DASHBOARD_TOKEN);
                          open http://host:port/?token=<token> once in the browser
   --basic-auth <u:p>     require this user and password (or $RESCUE_DASHBOARD_BASIC_AUTH)
+  --metrics              also serve the queue's gauges at /metrics (needs prom-client)
   --json                 print where it serves as JSON ({ url, queue, redis, write }) for scripts
   --help                 show this help
 `;
@@ -51,6 +52,7 @@ export async function runDashboardCommand(argv: string[], io: DashboardCommandIo
         write: { type: 'boolean' },
         token: { type: 'string' },
         'basic-auth': { type: 'string' },
+        metrics: { type: 'boolean' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -95,6 +97,7 @@ export async function runDashboardCommand(argv: string[], io: DashboardCommandIo
     ...(values.queue === undefined ? {} : { queue: values.queue }),
   });
   try {
+    if (values.metrics === true) options.metrics = await gaugesOf(engine);
     const dashboard = createDashboard(engine, options);
     const server = await dashboard.listen({ host, port });
     const url = `${server.url}${options.basePath ?? ''}/`;
@@ -119,6 +122,17 @@ export async function runDashboardCommand(argv: string[], io: DashboardCommandIo
   } finally {
     await engine.close();
   }
+}
+
+/** gaugesOf is a registry of the queue's gauges; prom-client is loaded only here (optional). */
+async function gaugesOf(engine: Engine): Promise<NonNullable<DashboardOptions['metrics']>> {
+  const promClient = await import('prom-client').catch(() => undefined);
+  if (promClient === undefined)
+    throw new Error('--metrics needs prom-client: npm install prom-client');
+  const { registerMetrics } = await import('../metrics/index.js');
+  const registry = new promClient.Registry();
+  registerMetrics(engine, registry, { activity: false });
+  return registry;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

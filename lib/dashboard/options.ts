@@ -52,6 +52,20 @@ export interface DashboardOptions {
    * RescueErrors, which may quote labels, its message)
    */
   onError?: (error: unknown) => void;
+  /**
+   * A Prometheus registry (prom-client's `Registry`, or anything with
+   * `metrics()` and `contentType`) served at `/metrics`, behind the same
+   * token or basic auth as the pages: register the engine's metrics in it
+   * with registerMetrics (rescue-engine/metrics).
+   * @defaultValue none (no /metrics)
+   */
+  metrics?: MetricsSource;
+}
+
+/** MetricsSource is what /metrics serves: the text exposition of a registry. */
+export interface MetricsSource {
+  metrics(): Promise<string>;
+  readonly contentType: string;
 }
 
 export interface ResolvedDashboardOptions {
@@ -64,6 +78,7 @@ export interface ResolvedDashboardOptions {
   readonly pollInterval: number;
   readonly clock: Clock;
   readonly onError: (error: unknown) => void;
+  readonly metrics: MetricsSource | undefined;
 }
 
 export const dashboardDefaults = {
@@ -129,6 +144,18 @@ export function resolveDashboardOptions(options: unknown): ResolvedDashboardOpti
     throw new TypeError(
       `createDashboard: option "clock" must be a function; got ${describe(clock)}`,
     );
+  const { metrics } = given;
+  const source = metrics as Partial<MetricsSource> | null | undefined; // as given, unchecked
+  if (
+    source !== undefined &&
+    (typeof source !== 'object' ||
+      source === null ||
+      typeof source.metrics !== 'function' ||
+      typeof source.contentType !== 'string')
+  )
+    throw new TypeError(
+      'createDashboard: option "metrics" must be a registry with metrics() and contentType',
+    );
   const onError = given.onError ?? logError;
   if (typeof onError !== 'function')
     throw new TypeError(
@@ -154,6 +181,7 @@ export function resolveDashboardOptions(options: unknown): ResolvedDashboardOpti
     ),
     clock,
     onError,
+    metrics,
   };
 }
 

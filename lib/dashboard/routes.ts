@@ -107,6 +107,12 @@ export function dashboardApp(state: DashboardState): Hono {
   });
 
   app.get('/favicon.ico', (c) => c.body(null, 204));
+  const { metrics } = options;
+  if (metrics !== undefined) {
+    app.get('/metrics', async (c) =>
+      c.body(await metrics.metrics(), 200, { 'Content-Type': metrics.contentType }),
+    );
+  }
   app.get('/live', (c) => liveStream(c, state.feed, state.streams));
 
   const deps = (c: Context): PageDeps => ({
