@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Builds lib/ into dist/: tsc for the TypeScript, then a copy of every .lua
-// file next to the compiled JavaScript that loads it, and the `rescue` bin
-// made executable. The build goes to a
+// file next to the compiled JavaScript that loads it, and of the dashboard's
+// browser files (lib/dashboard/assets/), and the `rescue` bin made
+// executable. The build goes to a
 // staging folder that replaces dist/ at the end, so a concurrent test run
 // never sees half a build.
 import { execFileSync } from 'node:child_process';
@@ -31,7 +32,8 @@ function copyAssets(dir) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) copyAssets(path);
-    else if (name.endsWith('.lua')) cpSync(path, join(staging, relative(lib, path)));
+    else if (name.endsWith('.lua') || relative(lib, dir) === join('dashboard', 'assets'))
+      cpSync(path, join(staging, relative(lib, path)));
   }
 }
 copyAssets(lib);

@@ -24,13 +24,14 @@ export const aclCommands = {
    * the server lost them), the reads outside scripts, progress, the wake-up
    * subscription (sharded on a cluster), the worker's presence (its key with
    * a TTL and the `workers` index, in MULTI / EXEC), the event feed (events()
-   * makes the stream and keeps it alive), and QUIT on close.
+   * makes the stream and keeps it alive), the dashboard's reads of one record
+   * and of a template's children (lib/engine/read.ts), and QUIT on close.
    */
   engine: [
     'evalsha', 'eval', 'get', 'zmscore', 'zrange', 'publish', 'spublish', 'subscribe',
     'ssubscribe', 'unsubscribe', 'sunsubscribe', 'quit',
     'set', 'del', 'mget', 'zadd', 'zrem', 'zrevrange', 'multi', 'exec',
-    'xadd', 'xrange', 'xrevrange', 'pexpire',
+    'xadd', 'xrange', 'xrevrange', 'pexpire', 'hget', 'hmget', 'zrangebylex',
   ],
   /**
    * Sent by ioredis on its own: the ready check (INFO; on a cluster CLUSTER

@@ -8,6 +8,7 @@
 // argument handling (say `dashboard: { summary: '...', run: runDashboardCommand }`)
 // gets the arguments after its name and the CliIo (out, err, env, stopped).
 // Two-word commands ('tasks list') form a group: `rescue tasks` lists them.
+import { runDashboardCommand } from '../../dashboard/command.js';
 import type { CliCommand } from '../command.js';
 import { doctorCommand } from './doctor.js';
 import { metricsCommand } from './metrics.js';
@@ -35,4 +36,8 @@ export const commands: Readonly<Record<string, CliCommand>> = {
   doctor: doctorCommand,
   repair: repairCommand,
   metrics: metricsCommand,
+  dashboard: {
+    summary: 'serve a web dashboard of the queue (read-only unless --write)',
+    run: runDashboardCommand,
+  },
 };
