@@ -102,7 +102,7 @@ export async function tasksPage(deps: PageDeps, request: TasksRequest): Promise<
         }
       </nav>
       <p class="note">
-        A page reads at most 5,000 index entries, so a query that skips most tasks may show a short
+        A page reads at most 1,000 index entries, so a query that skips most tasks may show a short
         page with a next one.
       </p>
     `,
