@@ -76,24 +76,7 @@ describe('rescue tasks', () => {
     });
 
     type Page = { state: string; tasks: Task[]; cursor: string | null };
-    const [first, all, table] = await Promise.all([
-      rescueJson<Page>([
-        'tasks',
-        'list',
-        ...q(),
-        '--state',
-        'claimable',
-        '--meta',
-        'kind=mail',
-        '--limit',
-        '2',
-      ]),
-      rescueJson<Page>(['tasks', 'list', ...q(), '--query', '{"meta":{"kind":"*"}}']),
-      rescue(['tasks', 'list', ...q(), '--state', 'claimable']),
-    ]);
-    expect(first.tasks.map(idOf)).toEqual(mails.slice(0, 2).map(idOf));
-    expect(first.cursor).toEqual(expect.stringMatching(/^claimable:/));
-    const second = await rescueJson<Page>([
+    const mailPageArgs = [
       'tasks',
       'list',
       ...q(),
@@ -103,9 +86,15 @@ describe('rescue tasks', () => {
       'kind=mail',
       '--limit',
       '2',
-      '--cursor',
-      first.cursor ?? '',
+    ];
+    const [first, all, table] = await Promise.all([
+      rescueJson<Page>(mailPageArgs),
+      rescueJson<Page>(['tasks', 'list', ...q(), '--query', '{"meta":{"kind":"*"}}']),
+      rescue(['tasks', 'list', ...q(), '--state', 'claimable']),
     ]);
+    expect(first.tasks.map(idOf)).toEqual(mails.slice(0, 2).map(idOf));
+    expect(first.cursor).toEqual(expect.stringMatching(/^claimable:/));
+    const second = await rescueJson<Page>([...mailPageArgs, '--cursor', first.cursor ?? '']);
     expect(second).toEqual({ state: 'claimable', tasks: [mails[2]], cursor: null });
     expect(all.tasks).toHaveLength(5);
     expect(all.cursor).toBeNull();
@@ -221,6 +210,25 @@ describe('rescue tasks', () => {
     );
     expect((await engine.lister({ meta: { '*': '*' } })).map(idOf)).toEqual([idOf(other)]);
     expect((await engine.stats()).owned).toBe(0);
+  });
+
+  it('delete by id with --dry-run shows the task and changes nothing; --json prints the outcome', async () => {
+    const engine = queue().engine();
+    const id = idOf(await engine.create({ meta: { kind: 'mail' } }));
+    const [dry, dryJson, missing] = await Promise.all([
+      rescue(['tasks', 'delete', id, '--dry-run', ...q()]),
+      rescueJson(['tasks', 'delete', id, '--dry-run', ...q()]),
+      rescue(['tasks', 'delete', '1697760001000-000000000042', '--dry-run', ...q()]),
+    ]);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(id);
+    expect(dry.stdout).toMatch(/\nwould delete 1 task \(dry run: nothing changed\)\n$/);
+    expect(dryJson).toEqual({ action: 'delete', dryRun: true, ids: [id], skipped: [] });
+    expect(missing.code).toBe(4);
+    expect((await engine.lister({ meta: { '*': '*' } })).map(idOf)).toEqual([id]);
+    const done = await rescueJson(['tasks', 'delete', id, '--yes', ...q()]);
+    expect(done).toEqual({ action: 'delete', dryRun: false, ids: [id], skipped: [] });
+    expect(await engine.lister({ meta: { '*': '*' } })).toEqual([]);
   });
 
   it('delete by query lists with --dry-run and changes nothing, and removes only what matches with --yes', async () => {

@@ -1,20 +1,8 @@
-import type { QueueEvent, QueueEventKind } from '../../engine/events.js';
+import { queueEventKinds, type QueueEvent } from '../../engine/events.js';
 import { integerFlag } from '../args.js';
 import { defineEngineCommand } from '../command.js';
 import { usageError } from '../exit.js';
 
-/** The event kinds engine.events() reports, for --kind. */
-const kinds: readonly QueueEventKind[] = [
-  'created',
-  'emitted',
-  'claimed',
-  'completed',
-  'requeued',
-  'removed',
-  'revoked',
-  'released',
-  'failed',
-];
 /** The most events one read returns (engine.events()'s limit). */
 const readMost = 1_000;
 
@@ -38,7 +26,7 @@ function pause(ms: number, stopped: Promise<void>): Promise<void> {
 export const tailCommand = defineEngineCommand({
   name: 'tail',
   summary: 'recent events (created, claimed, completed, failed, ...); --follow for live ones',
-  description: `Prints the queue's newest events, oldest first, and with --follow polls for new\nones until Ctrl-C. Kinds: ${kinds.join(', ')}.\nThe queue records events only while somebody reads them: the first read of an\nidle queue starts the recording (it stops 10 minutes after the last read).\nWith --json, one JSON object per line.`,
+  description: `Prints the queue's newest events, oldest first, and with --follow polls for new\nones until Ctrl-C. Kinds: ${queueEventKinds.join(', ')}.\nThe queue records events only while somebody reads them: the first read of an\nidle queue starts the recording (it stops 10 minutes after the last read).\nWith --json, one JSON object per line.`,
   options: {
     follow: { type: 'boolean', short: 'f', help: 'keep printing new events until Ctrl-C' },
     limit: {
@@ -63,8 +51,10 @@ export const tailCommand = defineEngineCommand({
     integerFlag(values, 'limit', 20, 0, readMost);
     integerFlag(values, 'interval', 500, 50, 60_000);
     for (const kind of values.strings('kind'))
-      if (!(kinds as readonly string[]).includes(kind))
-        throw usageError(`--kind must be one of ${kinds.join(', ')}; got ${JSON.stringify(kind)}`);
+      if (!(queueEventKinds as readonly string[]).includes(kind))
+        throw usageError(
+          `--kind must be one of ${queueEventKinds.join(', ')}; got ${JSON.stringify(kind)}`,
+        );
   },
   async run({ engine, values, io, json: asJson }) {
     const limit = integerFlag(values, 'limit', 20, 0, readMost);

@@ -1,7 +1,7 @@
 // The events page: the queue's recent events (engine.events()), newest
 // first, and every new one as it arrives over the live stream (the browser
 // adds the rows; the region is not refreshed on each change).
-import type { QueueEventKind } from '../../engine/events.js';
+import { queueEventKinds } from '../../engine/events.js';
 import { html, type Html } from '../html.js';
 import { liveEvent, type LiveEvent } from '../live.js';
 import { taskPath } from '../paths.js';
@@ -12,21 +12,9 @@ import type { PageDeps } from './deps.js';
 const eventsShown = 100;
 const eventsKeptInPage = 500;
 
-const eventKinds: readonly QueueEventKind[] = [
-  'created',
-  'emitted',
-  'claimed',
-  'completed',
-  'requeued',
-  'removed',
-  'revoked',
-  'released',
-  'failed',
-];
-
 export async function eventsPage(deps: PageDeps, kindParameter: string | undefined): Promise<Page> {
   const { engine, context } = deps;
-  const kind = eventKinds.find((name) => name === kindParameter);
+  const kind = queueEventKinds.find((name) => name === kindParameter);
   const events = (await engine.events({ limit: eventsShown }))
     .filter((event) => kind === undefined || event.kind === kind)
     .map(liveEvent)
@@ -36,7 +24,7 @@ export async function eventsPage(deps: PageDeps, kindParameter: string | undefin
       >kind
       <select name="kind">
         <option value="">every kind</option>
-        ${eventKinds.map(
+        ${queueEventKinds.map(
           (name) =>
             html`<option value="${name}" ${name === kind ? html`selected` : ''}>${name}</option>`,
         )}

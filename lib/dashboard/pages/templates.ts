@@ -57,55 +57,52 @@ function cursor(value: string | undefined): { cursor?: string } {
 }
 
 function cronTable(context: PageContext, templates: readonly Task[]): Html {
-  return html`<table class="templates cron-templates">
-    <thead>
-      <tr>
-        <th>id</th>
-        <th>@every</th>
-        <th>last tick</th>
-        <th>next tick</th>
-        <th>meta</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${templates.map((task) => {
-        const id = idOf(task);
-        return html`<tr data-task="${id}">
-          <td>
-            <a href="${taskPath(context, id)}"><code>${id}</code></a>
-          </td>
-          <td><code>${task.cron?.[Label.Every]}</code></td>
-          <td>${timeLabel(task.cron?.[Label.TickM1], context.now)}</td>
-          <td>${timeLabel(task.cron?.[Label.TickP1], context.now)}</td>
-          <td class="meta">${chips(task.meta)}</td>
-        </tr>`;
-      })}
-    </tbody>
-  </table>`;
+  return templateTable(
+    context,
+    'cron',
+    ['@every', 'last tick', 'next tick'],
+    templates,
+    (task) =>
+      html`<td><code>${task.cron?.[Label.Every]}</code></td>
+        <td>${timeLabel(task.cron?.[Label.TickM1], context.now)}</td>
+        <td>${timeLabel(task.cron?.[Label.TickP1], context.now)}</td>`,
+  );
 }
 
 function gateTable(context: PageContext, templates: readonly Task[]): Html {
-  return html`<table class="templates gate-templates">
+  return templateTable(context, 'gate', ['keys waiting', 'keys deleted'], templates, (task) => {
+    const keys = Object.entries(task.gate ?? {});
+    const waiting = keys.filter(([, value]) => value !== Gate.Deleted).map(([key]) => key);
+    const deleted = keys.filter(([, value]) => value === Gate.Deleted).map(([key]) => key);
+    return html`<td data-gate="waiting">${keyList(waiting)}</td>
+      <td data-gate="deleted">${keyList(deleted)}</td>`;
+  });
+}
+
+/** templateTable writes templates as a table: the id (a link), the kind's own columns, the meta. */
+function templateTable(
+  context: PageContext,
+  kind: 'cron' | 'gate',
+  headings: readonly string[],
+  templates: readonly Task[],
+  cells: (task: Task) => Html,
+): Html {
+  return html`<table class="templates ${kind}-templates">
     <thead>
       <tr>
         <th>id</th>
-        <th>keys waiting</th>
-        <th>keys deleted</th>
+        ${headings.map((heading) => html`<th>${heading}</th>`)}
         <th>meta</th>
       </tr>
     </thead>
     <tbody>
       ${templates.map((task) => {
         const id = idOf(task);
-        const keys = Object.entries(task.gate ?? {});
-        const waiting = keys.filter(([, value]) => value !== Gate.Deleted).map(([key]) => key);
-        const deleted = keys.filter(([, value]) => value === Gate.Deleted).map(([key]) => key);
         return html`<tr data-task="${id}">
           <td>
             <a href="${taskPath(context, id)}"><code>${id}</code></a>
           </td>
-          <td data-gate="waiting">${keyList(waiting)}</td>
-          <td data-gate="deleted">${keyList(deleted)}</td>
+          ${cells(task)}
           <td class="meta">${chips(task.meta)}</td>
         </tr>`;
       })}
