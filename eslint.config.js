@@ -56,6 +56,20 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
+    // the dashboard's script runs in the browser
+    files: ['lib/dashboard/assets/*.js'],
+    languageOptions: {
+      globals: {
+        document: 'readonly',
+        window: 'readonly',
+        location: 'readonly',
+        fetch: 'readonly',
+        EventSource: 'readonly',
+        CSS: 'readonly',
+      },
+    },
+  },
+  {
     files: ['spec/**/*.ts', 'conformance/**/*.ts'],
     ...jest.configs['flat/recommended'],
     rules: {

@@ -195,7 +195,7 @@ describe('engine.doctor() on servers configured otherwise', () => {
       const denied = await engineAs('no-publish').doctor();
       expect(check(denied, 'acl').status).toBe('fail');
       expect(check(denied, 'acl').message).toMatch(
-        /^user "no-publish" may not run 2 of the commands the engine uses \(checked with ACL DRYRUN\): PUBLISH \(.*'publish'.*\); PUBLISH/,
+        /^user "no-publish" may not run 4 of the commands the engine uses \(checked with ACL DRYRUN\): PUBLISH \(.*'publish'.*\); PUBLISH/,
       );
 
       // no CONFIG, no ACL: what INFO says is still used; ACL rights are asked from a script

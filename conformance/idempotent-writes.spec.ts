@@ -3,7 +3,9 @@ import { noFilters } from '../lib/engine/filters.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { replyDropper, type ReplyDropper } from './harness/proxy.js';
-import { redisUrl, useQueue } from './harness/queue.js';
+import type { RedisOptions } from 'ioredis';
+import type { Engine } from '../lib/engine/engine.js';
+import { redisUrl, useQueue, type TestQueue } from './harness/queue.js';
 
 // A write whose reply was lost is sent again by ioredis once it reconnected.
 // Every state-changing script takes a request id and keeps its answer: the
@@ -21,31 +23,45 @@ afterEach(async () => {
   await proxy.close();
 });
 
+/** throughProxy is an engine whose connection goes through the proxy, with these ioredis options. */
+function throughProxy(q: TestQueue, options: RedisOptions = {}): Engine {
+  const { port } = new URL(proxy.url);
+  return q.engine('eon', { redis: { host: '127.0.0.1', port: Number(port), ...options } });
+}
+
+/** expectCreatedOnce: a create whose reply is lost stores one task, and answers with it. */
+async function expectCreatedOnce(q: TestQueue, eon: Engine): Promise<void> {
+  await eon.create({ meta: { k: 'warm-up' } }); // connected, scripts loaded
+  proxy.dropNextReply();
+  const created = await eon.create({ meta: { k: 'once' } });
+  expect(proxy.dropped).toBe(1);
+  const stored = await q.engine('aux').lister({ meta: { k: 'once' } });
+  expect(stored.map((task) => task.core?.[Label.Object])).toEqual([created.core?.[Label.Object]]);
+}
+
+/** expectClaimedOnce: a search whose reply is lost claims one task, the one it answers with. */
+async function expectClaimedOnce(q: TestQueue, eon: Engine): Promise<void> {
+  await eon.create({ meta: { k: 'a' } });
+  await eon.create({ meta: { k: 'b' } });
+  proxy.dropNextReply();
+  const claimed = await eon.search();
+  expect(proxy.dropped).toBe(1);
+  const owned = (await q.engine('aux').lister(everything)).filter(
+    (task) => task.core?.[Label.Worker] !== undefined,
+  );
+  expect(owned.map((task) => task.core?.[Label.Object])).toEqual([claimed?.core?.[Label.Object]]);
+  await eon.delete(claimed!); // the copy it got is the current claim
+}
+
 describe('a write whose reply was lost', () => {
   it('create: stores one task, and answers with it', async () => {
     const q = queue();
-    const eon = q.engine('eon', { redis: proxy.url });
-    await eon.create({ meta: { k: 'warm-up' } }); // connected, scripts loaded
-    proxy.dropNextReply();
-    const created = await eon.create({ meta: { k: 'once' } });
-    expect(proxy.dropped).toBe(1);
-    const stored = await q.engine('aux').lister({ meta: { k: 'once' } });
-    expect(stored.map((task) => task.core?.[Label.Object])).toEqual([created.core?.[Label.Object]]);
+    await expectCreatedOnce(q, q.engine('eon', { redis: proxy.url }));
   });
 
   it('search: claims one task, the one it answers with', async () => {
     const q = queue();
-    const eon = q.engine('eon', { redis: proxy.url });
-    await eon.create({ meta: { k: 'a' } });
-    await eon.create({ meta: { k: 'b' } });
-    proxy.dropNextReply();
-    const claimed = await eon.search();
-    expect(proxy.dropped).toBe(1);
-    const owned = (await q.engine('aux').lister(everything)).filter(
-      (task) => task.core?.[Label.Worker] !== undefined,
-    );
-    expect(owned.map((task) => task.core?.[Label.Object])).toEqual([claimed?.core?.[Label.Object]]);
-    await eon.delete(claimed!); // the copy it got is the current claim
+    await expectClaimedOnce(q, q.engine('eon', { redis: proxy.url }));
   });
 
   it('delete: succeeds, instead of reporting the task it deleted as not found', async () => {
@@ -79,11 +95,8 @@ describe('a write whose reply was lost', () => {
 
   it('cycles: a reset sent again after another worker claimed the task leaves that claim alone', async () => {
     const q = queue();
-    const { port } = new URL(proxy.url);
     // reconnect only after 300 ms, so another worker claims in between
-    const eon = q.engine('eon', {
-      redis: { host: '127.0.0.1', port: Number(port), retryStrategy: () => 300 },
-    });
+    const eon = throughProxy(q, { retryStrategy: () => 300 });
     const etw = q.engine('etw');
     const task = await eon.create({ core: { [Label.Cancel]: '1' }, meta: { k: 'a' } });
     await etw.search();
@@ -111,36 +124,14 @@ describe('a write whose reply was lost', () => {
 });
 
 describe('a write whose call failed for want of a connection', () => {
+  // ioredis fails a command at once when its connection drops: the engine sends it again
   it('create: is sent again with the same request, stores one task and answers with it', async () => {
     const q = queue();
-    const { port } = new URL(proxy.url);
-    // ioredis fails a command at once when its connection drops: the engine sends it again
-    const eon = q.engine('eon', {
-      redis: { host: '127.0.0.1', port: Number(port), maxRetriesPerRequest: 0 },
-    });
-    await eon.create({ meta: { k: 'warm-up' } });
-    proxy.dropNextReply();
-    const created = await eon.create({ meta: { k: 'once' } });
-    expect(proxy.dropped).toBe(1);
-    const stored = await q.engine('aux').lister({ meta: { k: 'once' } });
-    expect(stored.map((task) => task.core?.[Label.Object])).toEqual([created.core?.[Label.Object]]);
+    await expectCreatedOnce(q, throughProxy(q, { maxRetriesPerRequest: 0 }));
   });
 
   it('search: answers with the claim it made, so nobody owns a task without knowing', async () => {
     const q = queue();
-    const { port } = new URL(proxy.url);
-    const eon = q.engine('eon', {
-      redis: { host: '127.0.0.1', port: Number(port), maxRetriesPerRequest: 0 },
-    });
-    await eon.create({ meta: { k: 'a' } });
-    await eon.create({ meta: { k: 'b' } });
-    await eon.exists(everything); // connected, layout read
-    proxy.dropNextReply();
-    const claimed = await eon.search();
-    expect(proxy.dropped).toBe(1);
-    const owned = (await q.engine('aux').lister(everything)).filter(
-      (task) => task.core?.[Label.Worker] !== undefined,
-    );
-    expect(owned.map((task) => task.core?.[Label.Object])).toEqual([claimed?.core?.[Label.Object]]);
+    await expectClaimedOnce(q, throughProxy(q, { maxRetriesPerRequest: 0 }));
   });
 });

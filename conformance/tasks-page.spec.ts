@@ -1,5 +1,5 @@
 import type { Engine } from '../lib/engine/engine.js';
-import { pageMostLimit, type TaskState } from '../lib/engine/page.js';
+import { pageBudget, pageMostLimit, type TaskState } from '../lib/engine/page.js';
 import { TaskMetaEmptyError } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
@@ -112,6 +112,24 @@ describe('engine.tasks()', () => {
     expect(even.ks).toEqual(['c0', 'c2', 'c4']);
     expect((await everyPage(one, 'all', 100, { meta: { k: 'w' } })).ks).toEqual(['w']);
     expect((await one.tasks({ query: { meta: { k: 'nothing' } } })).tasks).toEqual([]);
+  });
+
+  it('reads at most 1,000 index entries a call, however many a query skips', async () => {
+    const q = queue();
+    const one = q.engine('one');
+    const total = 2_500;
+    for (let start = 0; start < total; start += 500) {
+      await Promise.all(
+        Array.from({ length: 500 }, (_, offset) =>
+          one.create({ meta: { k: String(start + offset) } }),
+        ),
+      );
+    }
+    expect(pageBudget).toBe(1_000);
+    // a query that matches none: empty pages, each of at most 1,000 entries
+    const none = await everyPage(one, 'claimable', 100, { meta: { k: 'none' } });
+    expect(none.ks).toEqual([]);
+    expect(none.pages).toBe(Math.ceil(total / pageBudget));
   });
 
   it('returns tasks as stored, as lister does', async () => {

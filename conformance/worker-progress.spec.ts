@@ -79,3 +79,53 @@ describe('Worker progress', () => {
     expect(heardBeforeResolve).toBe(true);
   });
 });
+
+describe('progress to waiters', () => {
+  const queue = useWorkerQueue();
+
+  it('reaches onProgress of wait and run, in order, before the outcome', async () => {
+    const q = queue();
+    const eon = q.live('eon');
+    const worker = q.worker(eon, [
+      {
+        filter: kind('a'),
+        ensure: async (_task, context) => {
+          await context.progress({ done: 1, of: 2 });
+          await context.progress(undefined);
+          await context.progress('half way');
+          return 'finished';
+        },
+      },
+    ]);
+    const heard: { value: unknown; worker: string }[] = [];
+    const claims: string[] = [];
+    const outcome = eon.run(
+      { meta: { kind: 'a' } },
+      {
+        timeout: 3_000,
+        onProgress: (value, worker) => heard.push({ value, worker }),
+        onClaim: (worker) => claims.push(worker),
+      },
+    );
+    // the run listens before the worker takes the task
+    await until(
+      async () => {
+        const [task] = await eon.lister({ meta: { kind: 'a' } });
+        if (task === undefined) return false;
+        const channel = `${eon.keyfmt()}:watch:${idOf(task)}`;
+        const [, listeners] = (await q.redis.pubsub('NUMSUB', channel)) as [string, number];
+        return Number(listeners) === 1;
+      },
+      3_000,
+      'the run listens',
+    );
+    await worker.start();
+    expect(await outcome).toMatchObject({ state: 'completed', result: 'finished' });
+    expect(heard).toEqual([
+      { value: { done: 1, of: 2 }, worker: 'eon' },
+      { value: null, worker: 'eon' },
+      { value: 'half way', worker: 'eon' },
+    ]);
+    expect(claims).toEqual(['eon']);
+  });
+});

@@ -116,6 +116,61 @@ export class QueueLayoutError extends RescueError {
   }
 }
 
+/**
+ * TaskResultError: a handler's result cannot be kept with its outcome: it is
+ * not JSON-serialisable (a BigInt, a cycle) or its JSON is beyond the limit
+ * (64 KiB). The attempt counts as failed; the task is retried.
+ */
+export class TaskResultError extends RescueError {
+  constructor(message: string) {
+    super('TASK_RESULT', message);
+  }
+}
+
+/**
+ * TaskCancelledError: the reason a handler's signal aborts with when
+ * `engine.cancel` stopped its task (from any process). The task is gone; its
+ * outcome is `cancelled`. Stop working: nothing this attempt does is kept.
+ */
+export class TaskCancelledError extends RescueError {
+  constructor(message: string) {
+    super('TASK_CANCELLED', message);
+  }
+}
+
+/**
+ * TaskTimeoutError: the reason a handler's signal aborts with when it ran
+ * longer than its `timeout`. The attempt counts as failed (state `timeout`);
+ * the task is retried after its lease ends, under the circuit breaker's rules.
+ */
+export class TaskTimeoutError extends RescueError {
+  constructor(message: string) {
+    super('TASK_TIMEOUT', message);
+  }
+}
+
+/**
+ * WaitTimeoutError: `wait` or `run` gave up after its `timeout` before the
+ * task finished. The task is left as it is (it may still finish); wait again
+ * or cancel it.
+ */
+export class WaitTimeoutError extends RescueError {
+  constructor(message: string) {
+    super('WAIT_TIMEOUT', message);
+  }
+}
+
+/**
+ * AcceptTimeoutError: no worker claimed a task `run` created within its
+ * `acceptTimeout`. The task was removed, in one step with the check, and
+ * left nothing behind.
+ */
+export class AcceptTimeoutError extends RescueError {
+  constructor(message: string) {
+    super('ACCEPT_TIMEOUT', message);
+  }
+}
+
 /** The error class for each stable code; the compiler checks the table is complete. */
 export const errorByCode = {
   TASK_EMPTY: TaskEmptyError,
@@ -130,6 +185,11 @@ export const errorByCode = {
   TASK_NOT_FOUND: TaskNotFoundError,
   TASK_OUTDATED: TaskOutdatedError,
   QUEUE_LAYOUT: QueueLayoutError,
+  TASK_RESULT: TaskResultError,
+  TASK_CANCELLED: TaskCancelledError,
+  TASK_TIMEOUT: TaskTimeoutError,
+  WAIT_TIMEOUT: WaitTimeoutError,
+  ACCEPT_TIMEOUT: AcceptTimeoutError,
 } as const satisfies Record<string, new (message: string) => RescueError>;
 
 /** ErrorCode is one of the stable codes of the api's error table. */

@@ -17,6 +17,11 @@ export { Worker } from './worker/worker.js';
 export type { Handler, EnsureContext } from './worker/handler.js';
 export type { WorkerOptions } from './worker/options.js';
 export type { WorkerEvents } from './worker/events.js';
+export { createDashboard } from './dashboard/dashboard.js';
+export type { Dashboard } from './dashboard/dashboard.js';
+export type { DashboardOptions } from './dashboard/options.js';
+export type { DashboardListenOptions, DashboardServer } from './dashboard/server.js';
+export type { BasicAuth } from './dashboard/auth.js';
 export {
   RescueError,
   TaskEmptyError,
@@ -31,5 +36,10 @@ export {
   TaskNotFoundError,
   TaskOutdatedError,
   QueueLayoutError,
+  TaskResultError,
+  TaskCancelledError,
+  TaskTimeoutError,
+  WaitTimeoutError,
+  AcceptTimeoutError,
 } from './errors.js';
 export type { ErrorCode } from './errors.js';

@@ -22,6 +22,11 @@ describe('errors', () => {
       'TASK_NOT_FOUND',
       'TASK_OUTDATED',
       'QUEUE_LAYOUT',
+      'TASK_RESULT',
+      'TASK_CANCELLED',
+      'TASK_TIMEOUT',
+      'WAIT_TIMEOUT',
+      'ACCEPT_TIMEOUT',
     ]);
     for (const code of errorCodes) {
       const error = new errorByCode[code]('detail');

@@ -1,6 +1,11 @@
 import * as api from '../lib/index.js';
 import * as testing from '../lib/testing/index.js';
 import type {
+  BasicAuth,
+  Dashboard,
+  DashboardListenOptions,
+  DashboardOptions,
+  DashboardServer,
   OwnerCount,
   QueueEvent,
   QueueStats,
@@ -21,6 +26,11 @@ describe('the public entry', () => {
         'LabelValueError',
         'Method',
         'QueueLayoutError',
+        'AcceptTimeoutError',
+        'TaskCancelledError',
+        'TaskResultError',
+        'TaskTimeoutError',
+        'WaitTimeoutError',
         'RescueError',
         'TaskCoreError',
         'TaskCronError',
@@ -34,6 +44,7 @@ describe('the public entry', () => {
         'Worker',
         'all',
         'any',
+        'createDashboard',
         'formatTime',
         'has',
         'matches',
@@ -61,6 +72,21 @@ describe('the public entry', () => {
       [owner],
       [null],
     ]);
+  });
+
+  it('exports createDashboard and the types of its options and results (checked by the compiler)', () => {
+    const basicAuth: BasicAuth = { username: 'u', password: 'p' };
+    const options: DashboardOptions = { write: false, basicAuth, basePath: '/rescue' };
+    const listen: DashboardListenOptions = { host: '127.0.0.1', port: 0 };
+    const members: (keyof Dashboard)[] = ['fetch', 'handler', 'listen', 'close'];
+    const served: (keyof DashboardServer)[] = ['url', 'host', 'port', 'close'];
+    expect([options.basePath, listen.port, members.length, served.length]).toEqual([
+      '/rescue',
+      0,
+      4,
+      4,
+    ]);
+    expect(typeof api.createDashboard).toBe('function');
   });
 
   it('exports the embedded Redis and Redis Cluster launchers from rescue-engine/testing', () => {

@@ -15,6 +15,8 @@ export const excluded = {
       'connection options of one server: REDIS_URL and redis:// defaults, a logical database (SELECT is refused on a cluster), listen() of a URL',
     'idempotent-writes.spec.ts':
       'a TCP proxy in front of one server drops replies; a Cluster client learns the real node addresses from CLUSTER SLOTS and goes around it',
+    'metrics-replay.spec.ts':
+      'a TCP proxy in front of one server drops replies (as idempotent-writes.spec.ts)',
   },
   acl: {
     'cluster-failover.spec.ts': 'starts a Redis Cluster of its own: runs in the default mode',

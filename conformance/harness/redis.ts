@@ -174,3 +174,33 @@ export async function scanKeys(redis: RedisClient, prefix: string): Promise<stri
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
+
+/**
+ * monitorQueue runs MONITOR where a queue's commands go (every primary of a
+ * cluster) and calls `onCommand` with each command's arguments; stop() ends it.
+ */
+export async function monitorQueue(
+  redis: RedisClient,
+  onCommand: (args: string[]) => void,
+): Promise<{ stop(): void }> {
+  const monitors = await Promise.all(primaries(redis).map((node) => node.monitor()));
+  for (const monitor of monitors) {
+    monitor.on('monitor', (_time: string, args: string[]) => onCommand(args));
+  }
+  return {
+    stop: () => {
+      for (const monitor of monitors) monitor.disconnect();
+    },
+  };
+}
+
+/** channelSubscribers counts the connections subscribed to a queue's channel (sharded ones on a cluster). */
+export async function channelSubscribers(redis: RedisClient, channel: string): Promise<number> {
+  let count = 0;
+  for (const node of primaries(redis)) {
+    const subcommand = redis instanceof Cluster ? 'SHARDNUMSUB' : 'NUMSUB';
+    const reply = (await node.call('PUBSUB', subcommand, channel)) as [string, number];
+    count += Number(reply[1]);
+  }
+  return count;
+}

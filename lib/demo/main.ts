@@ -270,6 +270,41 @@ async function story(operator: Engine): Promise<string[]> {
       ' ',
     ),
   );
+
+  await pause();
+  log('-- run: create a task and await its result (engine.run)');
+  const outcome = await operator.run(
+    { meta: meta('image', 'measure image-7', { [demoLabel.measure]: 'image-7.png' }) },
+    { timeout: 15_000, acceptTimeout: 10_000 },
+  );
+  log(
+    `operator: "measure image-7" ${outcome.state} on ${outcome.worker ?? '?'} with result ${JSON.stringify(outcome.result)}; its log: ${outcome.log.join(' | ')}`,
+  );
+  notes.push(
+    `run: "measure image-7" ${outcome.state} on ${outcome.worker ?? '?'}, result ${JSON.stringify(outcome.result)}`,
+  );
+
+  await pause();
+  log('-- cancel: a long task is stopped while it runs (engine.cancel)');
+  const long = await operator.create({
+    meta: meta('image', 'render video (long)', { [demoLabel.slow]: '600000' }),
+  });
+  const started = await until(
+    'the long task to start',
+    (event) => event.event === 'started' && event.id === idOf(long),
+  );
+  const cancelAt = performance.now();
+  await operator.cancel(idOf(long));
+  const stopped = await until(
+    'the long task to stop',
+    (event) => event.event === 'lost' && event.id === idOf(long),
+  );
+  const stoppedMs = Math.round(performance.now() - cancelAt);
+  const status = await operator.status(idOf(long));
+  log(`operator: "render video (long)" is ${status?.state ?? 'gone'}`);
+  notes.push(
+    `cancel: "render video (long)" was stopped on ${stopped.worker} within ${stoppedMs} ms of the cancel (started on ${started.worker}); its outcome: ${status?.state ?? '?'}`,
+  );
   return notes;
 }
 

@@ -24,4 +24,5 @@ export const demoLabel = {
   action: 'x.demo.io/action',
   object: 'x.demo.io/object',
   slow: 'x.demo.io/slow',
+  measure: 'x.demo.io/measure',
 } as const;

@@ -57,13 +57,20 @@ function handler(kind: string, ms: number, check: (task: Task) => void): Handler
   return {
     labels: { meta: { [demoLabel.kind]: kind } },
     filter: (task) => has(task.meta, { [demoLabel.kind]: kind }),
-    async ensure(task: Task, { signal }: EnsureContext) {
+    async ensure(task: Task, context: EnsureContext) {
+      const { signal } = context;
       report('started', task);
+      context.log(`${name} started ${task.meta?.[demoLabel.name] ?? '?'}`);
       await work(
         task.meta?.[demoLabel.slow] === undefined ? ms : Number(task.meta[demoLabel.slow]),
         signal,
       );
       check(task);
+      // a result for whoever awaits the task (engine.run / engine.wait)
+      const measured = task.meta?.[demoLabel.measure];
+      if (measured === undefined) return undefined;
+      context.log(`${name} measured ${measured}`);
+      return { image: measured, width: 640, height: 480, measuredBy: name };
     },
   };
 }
@@ -87,7 +94,7 @@ const worker = new Worker(engine, [image, message], {
 });
 worker.on('task:ensured', (task) => report('ensured', task));
 worker.on('task:failed', (task, error) => report('failed', task, (error as Error).message));
-worker.on('task:lost', (task) => report('lost', task));
+worker.on('task:lost', (task, error) => report('lost', task, (error as Error).message));
 worker.on('task:declined', (task) => report('declined', task));
 worker.on('error', (error) => console.error(`${name}:`, error));
 

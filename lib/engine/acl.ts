@@ -14,7 +14,7 @@ export const aclCommands = {
   scripts: [
     'exists', 'get', 'hdel', 'hexists', 'hget', 'hgetall', 'hincrby', 'hkeys', 'hlen',
     'hmget', 'hscan', 'hset', 'hsetnx', 'incr', 'lindex', 'lpop', 'lset', 'publish',
-    'rpush', 'set', 'spublish', 'unlink', 'xadd', 'zadd', 'zcard', 'zcount', 'zlexcount',
+    'rpush', 'set', 'spublish', 'unlink', 'xadd', 'zadd', 'zpopmin', 'zcard', 'zcount', 'zlexcount',
     'zrange', 'zrangebylex', 'zrangebyscore', 'zrank', 'zrem', 'zscore',
   ],
   /** Run by Redlock's scripts on the chore locks (expire and ticker leases). */
@@ -24,13 +24,14 @@ export const aclCommands = {
    * the server lost them), the reads outside scripts, progress, the wake-up
    * subscription (sharded on a cluster), the worker's presence (its key with
    * a TTL and the `workers` index, in MULTI / EXEC), the event feed (events()
-   * makes the stream and keeps it alive), and QUIT on close.
+   * makes the stream and keeps it alive), the dashboard's reads of one record
+   * and of a template's children (lib/engine/read.ts), and QUIT on close.
    */
   engine: [
     'evalsha', 'eval', 'get', 'zmscore', 'zrange', 'publish', 'spublish', 'subscribe',
     'ssubscribe', 'unsubscribe', 'sunsubscribe', 'quit',
     'set', 'del', 'mget', 'zadd', 'zrem', 'zrevrange', 'multi', 'exec',
-    'xadd', 'xrange', 'xrevrange', 'pexpire',
+    'xadd', 'xrange', 'xrevrange', 'pexpire', 'hget', 'hmget', 'zrangebylex',
   ],
   /**
    * Sent by ioredis on its own: the ready check (INFO; on a cluster CLUSTER
@@ -156,6 +157,7 @@ function probes(keys: QueueKeys, lock: string): Record<AclCommand, string[][]> {
       [keys.workers, 'worker'],
     ],
     zscore: [[keys.leases, 'id']],
+    zpopmin: [[keys['outcome-expiry'], '1']],
     zrank: [[keys.leases, 'id']],
     zrevrange: [[keys.workers, '0', '0']],
     mget: [[keys.worker('worker')]],
@@ -168,13 +170,17 @@ function probes(keys: QueueKeys, lock: string): Record<AclCommand, string[][]> {
     publish: [
       [keys.signal, '{}'],
       [keys.progress, '{}'],
+      [keys.control, '{}'],
+      [`${keys.watch}:id`, '{}'],
     ],
     spublish: [
       [keys.signal, '{}'],
       [keys.progress, '{}'],
+      [keys.control, '{}'],
+      [`${keys.watch}:id`, '{}'],
     ],
-    subscribe: [[keys.signal]],
-    ssubscribe: [[keys.signal]],
+    subscribe: [[keys.signal], [keys.control], [`${keys.watch}:id`]],
+    ssubscribe: [[keys.signal], [keys.control], [`${keys.watch}:id`]],
     unsubscribe: [[keys.signal]],
     sunsubscribe: [[keys.signal]],
     quit: [[]],

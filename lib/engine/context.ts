@@ -1,9 +1,11 @@
 import type { Clock } from '../clock.js';
 import { BroadcastLedger } from './broadcast-ledger.js';
 import { openConnection, type Connection } from './connection.js';
+import type { EngineObserver } from './observe.js';
 import { queueKeys, workerOrderKey, type QueueKeys } from './keys.js';
 import type { ResolvedEngineOptions } from './options.js';
 import { Requests } from './requests.js';
+import type { Watcher } from './watch.js';
 
 /**
  * EngineContext is everything an operation needs, built once by the Engine's
@@ -35,6 +37,10 @@ export interface EngineContext {
   readonly closeHooks: Set<(reason: Error) => Promise<void>>;
   /** How to reject the script calls waiting for Redis, when the engine closes (connections it opened). */
   readonly pending: Set<(error: Error) => void>;
+  /** The subscriber connection of wait and run, opened on first use. */
+  watcher: Watcher | undefined;
+  /** Who observes the engine's operations and its workers (observe.ts): metrics, tracing. */
+  readonly observers: Set<EngineObserver>;
 }
 
 export function createEngineContext(options: ResolvedEngineOptions): EngineContext {
@@ -55,6 +61,8 @@ export function createEngineContext(options: ResolvedEngineOptions): EngineConte
     layoutChecked: false,
     closeHooks: new Set(),
     pending: new Set(),
+    watcher: undefined,
+    observers: new Set(),
   };
 }
 

@@ -3,10 +3,14 @@ import { Label, Method } from '../task/label.js';
 import type { Snapshot } from '../task/snapshot.js';
 import type { Task } from '../task/task.js';
 import { formatTime } from '../task/time.js';
-import { validateCreate } from '../task/validate.js';
+import { validateCreate, type CreatePlan } from '../task/validate.js';
+import { TaskCronError, TaskGateError } from '../errors.js';
+import { describe } from '../task/describe.js';
+import { readId } from './status.js';
 import { schedule } from '../schedule/index.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { layoutVersion } from './keys.js';
+import { beginCreate, countTasks } from './observe.js';
 import { runRequest } from './run.js';
 
 /**
@@ -15,9 +19,82 @@ import { runRequest } from './run.js';
  * snapshot. Returns the stored task, and applies the same additions to the
  * caller's object where it takes them.
  */
-export async function createTask(context: EngineContext, argument: unknown): Promise<Task> {
+export async function createTask(
+  context: EngineContext,
+  argument: unknown,
+  options?: CreateOptions,
+): Promise<Task> {
   assertOpen(context, 'create');
   const now = readClock(context.clock);
+  const after = readAfter(options);
+  const { stored, sources, plan, args } = prepareCreate(argument, now);
+  if (after !== '' && plan.ticks !== undefined) {
+    throw new TaskCronError('create: a cron template cannot be created after another task');
+  }
+  if (
+    after !== '' &&
+    stored.gate !== undefined &&
+    !Object.values(stored.gate).includes('trigger')
+  ) {
+    throw new TaskGateError('create: a gate template cannot be created after another task');
+  }
+
+  // observers (tracing) may add core labels of their own: after validation,
+  // so the task is encoded again when they did
+  const end = beginCreate(context, stored);
+  const [, ...rest] = args;
+  let id: string;
+  try {
+    id = (await runRequest(context, 'create', (request) => [
+      now.getTime(),
+      end === undefined ? args[0] : encodeTask(stored),
+      ...rest,
+      layoutVersion,
+      request,
+      after,
+    ])) as string;
+  } catch (error) {
+    end?.(undefined, error);
+    throw error;
+  }
+  stored.core = { ...stored.core, [Label.Object]: id };
+  end?.(stored, undefined);
+  countTasks(context, { created: { api: 1 } });
+  applyAdditions(argument as object, sources, stored, plan.ticks !== undefined);
+  return copyTask(stored);
+}
+
+/** CreateOptions configure `engine.create`. */
+export interface CreateOptions {
+  /**
+   * The id of a task whose completion releases this one: until then it is
+   * held (state `held`; search, exists and lister do not see it); it is
+   * cancelled if that task leaves the queue otherwise. A task that completed
+   * already (its outcome is kept) releases it at once.
+   */
+  after?: string;
+}
+
+function readAfter(options: unknown): string {
+  if (options === undefined || options === null) return '';
+  if (typeof options !== 'object') {
+    throw new TypeError(`create: options must be an object; got ${describe(options)}`);
+  }
+  const after = (options as CreateOptions).after;
+  return after === undefined ? '' : readId(after, 'create after');
+}
+
+/** PreparedCreate is a validated task, ready for the create script (or for a parent's delete). */
+export interface PreparedCreate {
+  stored: Task;
+  sources: Snapshot['sources'];
+  plan: CreatePlan;
+  /** The script's arguments for the task: its JSON, due ms, tick+1 ms, tick-1 check ms. */
+  args: [string, number | '', number | '', number | ''];
+}
+
+/** prepareCreate validates a task (C1-C17) and computes what its create script needs. */
+export function prepareCreate(argument: unknown, now: Date): PreparedCreate {
   const { task: stored, sources, plan } = validateCreate(argument, now);
 
   // the snapshot is ours: it becomes the stored task
@@ -35,18 +112,12 @@ export async function createTask(context: EngineContext, argument: unknown): Pro
     if (settled.getTime() !== plan.ticks.tickM1.getTime()) checkMs = settled.getTime();
   }
 
-  const id = (await runRequest(context, 'create', (request) => [
-    now.getTime(),
-    encodeTask(stored),
-    plan.exactAt?.getTime() ?? '',
-    tickP1Ms,
-    checkMs,
-    layoutVersion,
-    request,
-  ])) as string;
-  stored.core[Label.Object] = id;
-  applyAdditions(argument as object, sources, stored, plan.ticks !== undefined);
-  return copyTask(stored);
+  return {
+    stored,
+    sources,
+    plan,
+    args: [encodeTask(stored), plan.exactAt?.getTime() ?? '', tickP1Ms, checkMs],
+  };
 }
 
 /**

@@ -6,19 +6,40 @@ import type { Labels, Task } from '../task/task.js';
 import { formatTime, tryParseTime } from '../task/time.js';
 import { validateDelete } from '../task/validate.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
+import { completedTask, countTasks } from './observe.js';
 import { runRequest } from './run.js';
 
 /**
  * deleteTask completes a task (semantics 3.3). A broadcast copy this engine
  * received is completed locally; everything else is one script: ownership,
- * requeue or gate accounting, sync propagation, deletion.
+ * requeue or gate accounting, sync propagation, deletion, and the outcome
+ * of a deleted task (`outcome`: its fields from the worker runtime).
  */
-export async function deleteTask(context: EngineContext, argument: unknown): Promise<void> {
+export async function deleteTask(
+  context: EngineContext,
+  argument: unknown,
+  outcome = '',
+  children = '',
+): Promise<void> {
   assertOpen(context, 'delete');
   const now = readClock(context.clock);
-  const prepared = prepareDelete(context, argument, now);
-  if (prepared.completedLocally) return;
-  await runRequest(context, 'delete', (request) => [...prepared.args, request]);
+  const prepared = prepareDelete(context, argument, now, outcome, children);
+  if (!prepared.completedLocally) {
+    const reply = (await runRequest(context, 'delete', (request) => [
+      ...prepared.args,
+      request,
+    ])) as DeleteReply;
+    countDelete(context, reply);
+  }
+  completedTask(context, argument as Task);
+}
+
+/** DeleteReply is the delete script's answer: result (1 deleted, 2 requeued), children gates emitted, halted. */
+export type DeleteReply = [result: number, emitted: number, halted: number];
+
+/** countDelete reports what a delete's script counted: a requeue, gate emissions, a halt. */
+export function countDelete(context: EngineContext, [result, emitted, halted]: DeleteReply): void {
+  countTasks(context, { created: { requeue: result === 2 ? 1 : 0, gate: emitted }, halted });
 }
 
 /** DeletePreparation is a validated delete: done locally, or the delete script's arguments. */
@@ -28,11 +49,16 @@ export type DeletePreparation =
 /**
  * prepareDelete validates a delete (DL1-DL4), completes a broadcast copy this
  * engine received (step 1), and otherwise builds the delete script's ARGV.
+ * `outcome` is the JSON object of the fields the deleted task's outcome gets
+ * from the worker runtime (outcome.ts outcomeFields), '' for none;
+ * `children` the JSON array of the tasks its handler spawned, '' for none.
  */
 export function prepareDelete(
   context: EngineContext,
   argument: unknown,
   now: Date,
+  outcome = '',
+  children = '',
 ): DeletePreparation {
   const { task: copy, plan } = validateDelete(argument);
 
@@ -70,6 +96,10 @@ export function prepareDelete(
       sync,
       copy.root?.[Label.Object] ?? '',
       copy.core?.[Label.Token] ?? '',
+      outcome,
+      context.options.outcomeRetention,
+      context.options.outcomeLimit,
+      children,
     ],
   };
 }

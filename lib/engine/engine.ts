@@ -1,13 +1,15 @@
 import type { Task } from '../task/task.js';
+import { cancelTask } from './cancel.js';
 import { closeConnection } from './connection.js';
 import { createEngineContext, type EngineContext } from './context.js';
-import { createTask } from './create.js';
+import { createTask, type CreateOptions } from './create.js';
 import { resetCycles } from './cycles.js';
 import { deleteTask } from './delete.js';
 import { runDoctor, type DoctorReport } from './doctor.js';
 import { expireTasks } from './expire.js';
 import { extendTask } from './extend.js';
 import { bindContext } from './handle.js';
+import { observe } from './observe.js';
 import { resolveEngineOptions, type EngineOptions } from './options.js';
 import { listPage, type TaskPage, type TaskPageOptions } from './page.js';
 import { repairQueue, type RepairReport } from './repair.js';
@@ -16,6 +18,9 @@ import { searchTask } from './search.js';
 import { queueStats, type QueueStats } from './stats.js';
 import { readEvents, type QueueEvent, type QueueEventsOptions } from './events.js';
 import { listWorkers, type WorkerPresence } from './presence.js';
+import { taskStatus, type TaskStatus } from './status.js';
+import type { Outcome } from './outcome.js';
+import { runTask, waitFor, type RunOptions, type WaitOptions } from './wait.js';
 import { tickTemplates } from './ticker.js';
 
 /**
@@ -36,29 +41,34 @@ export class Engine {
     bindContext(this, this.context);
   }
 
-  /** create stores a new task and returns it with its object id; the argument gets the same additions. */
-  create(task: Task): Promise<Task> {
-    return createTask(this.context, task);
+  /**
+   * create stores a new task and returns it with its object id; the argument
+   * gets the same additions. With `after`, the task is held until the task of
+   * that id completes (then it joins the queue, in the same step), and
+   * dropped if that task leaves the queue otherwise (cancelled with it).
+   */
+  create(task: Task, options?: CreateOptions): Promise<Task> {
+    return observe(this.context, 'create', () => createTask(this.context, task, options));
   }
 
   /** search returns a task now owned by this worker (or a broadcast task), or undefined when there is no work. */
   search(filter?: Task): Promise<Task | undefined> {
-    return searchTask(this.context, filter);
+    return observe(this.context, 'search', () => searchTask(this.context, filter));
   }
 
   /** delete completes a task this worker owns: deletes it, or requeues it when it pages or defers. */
   delete(task: Task): Promise<void> {
-    return deleteTask(this.context, task);
+    return observe(this.context, 'delete', () => deleteTask(this.context, task));
   }
 
   /** exists tells whether some task of the queue matches the query. */
   exists(query: Task): Promise<boolean> {
-    return existsTask(this.context, query);
+    return observe(this.context, 'exists', () => existsTask(this.context, query));
   }
 
   /** lister returns every task matching the query, oldest first, exactly as stored. */
   lister(query: Task): Promise<Task[]> {
-    return listTasks(this.context, query);
+    return observe(this.context, 'lister', () => listTasks(this.context, query));
   }
 
   /**
@@ -67,7 +77,7 @@ export class Engine {
    * counts, from the queue's indexes in O(log N): never by reading the tasks.
    */
   stats(): Promise<QueueStats> {
-    return queueStats(this.context);
+    return observe(this.context, 'stats', () => queueStats(this.context));
   }
 
   /**
@@ -76,7 +86,7 @@ export class Engine {
    * with a heartbeat; one that died drops out once its presence's TTL ran out.
    */
   workers(): Promise<WorkerPresence[]> {
-    return listWorkers(this.context);
+    return observe(this.context, 'workers', () => listWorkers(this.context));
   }
 
   /**
@@ -85,7 +95,7 @@ export class Engine {
    * about the last 10,000. Poll with the last id to follow it (`rescue tail`).
    */
   events(options?: QueueEventsOptions): Promise<QueueEvent[]> {
-    return readEvents(this.context, options);
+    return observe(this.context, 'events', () => readEvents(this.context, options));
   }
 
   /**
@@ -94,27 +104,72 @@ export class Engine {
    * next one. Each call reads a bounded part of the state's index.
    */
   tasks(options?: TaskPageOptions): Promise<TaskPage> {
-    return listPage(this.context, options);
+    return observe(this.context, 'tasks', () => listPage(this.context, options));
   }
 
   /** expire deletes tasks past retention and revokes ended leases. */
   expire(): Promise<void> {
-    return expireTasks(this.context);
+    return observe(this.context, 'expire', () => expireTasks(this.context));
   }
 
   /** extend renews the lease of a task this worker owns, from now. */
   extend(task: Task): Promise<void> {
-    return extendTask(this.context, task);
+    return observe(this.context, 'extend', () => extendTask(this.context, task));
   }
 
   /** cycles resets a task's circuit breaker (its owner and cycle count). */
   cycles(task: Task): Promise<void> {
-    return resetCycles(this.context, task);
+    return observe(this.context, 'cycles', () => resetCycles(this.context, task));
   }
 
   /** ticker emits the children of due cron templates and maintains their ticks. */
   ticker(): Promise<void> {
-    return tickTemplates(this.context);
+    return observe(this.context, 'ticker', () => tickTemplates(this.context));
+  }
+
+  /**
+   * status tells where a task stands: queued, owned (by whom, since when,
+   * until when), waiting (until when), halted, a template, held (after which
+   * task), or finished (completed, failed, cancelled, timeout: its outcome, for
+   * as long as it is kept). Undefined when the queue neither has the task nor
+   * keeps its outcome.
+   */
+  status(id: string): Promise<TaskStatus | undefined> {
+    return taskStatus(this.context, id);
+  }
+
+  /**
+   * wait resolves with a task's outcome once it finished (at once if it has):
+   * completed, with its handler's result; failed or timeout, once the
+   * circuit breaker halted it; cancelled. It listens on the task's channel,
+   * so a waiter in any process hears it within a round trip. Rejects with
+   * WaitTimeoutError after `timeout` ms, the signal's reason when `signal`
+   * aborts, TaskNotFoundError when the queue neither has the task nor keeps
+   * its outcome. `onClaim` and `onProgress` hear its claims and progress.
+   */
+  wait(id: string, options?: WaitOptions): Promise<Outcome> {
+    return waitFor(this.context, id, options);
+  }
+
+  /**
+   * run creates a task and waits for its outcome (create, then wait). With
+   * `acceptTimeout`, a task no worker claimed in time is removed, in one
+   * step with that check, and run rejects with AcceptTimeoutError.
+   */
+  run(task: Task, options?: RunOptions): Promise<Outcome> {
+    return runTask(this.context, task, options);
+  }
+
+  /**
+   * cancel stops a task from any process: one nobody claimed is removed and
+   * never runs; one a worker runs is revoked, and its handler's signal
+   * aborts within milliseconds (TaskCancelledError; the worker listens on the
+   * queue's control channel). Its outcome is `cancelled`. Resolves true when
+   * this call cancelled it, false when it had finished already; rejects with
+   * TaskNotFoundError when the queue neither has it nor keeps its outcome.
+   */
+  cancel(id: string): Promise<boolean> {
+    return cancelTask(this.context, id);
   }
 
   /**
@@ -123,7 +178,7 @@ export class Engine {
    * returns a report; it only reads.
    */
   doctor(): Promise<DoctorReport> {
-    return runDoctor(this.context);
+    return observe(this.context, 'doctor', () => runDoctor(this.context));
   }
 
   /**
@@ -134,7 +189,7 @@ export class Engine {
    * to search, expire and ticker while it runs.
    */
   repair(): Promise<RepairReport> {
-    return repairQueue(this.context);
+    return observe(this.context, 'repair', () => repairQueue(this.context));
   }
 
   /** keyfmt returns the queue's key prefix in Redis, `rescue.io:{<queue>}`. */
@@ -162,6 +217,9 @@ export class Engine {
     this.context.closeHooks.clear();
     const reason = new Error('Engine.close: the engine was closed');
     const stopping = hooks.map((hook) => hook(reason));
+    const watcher = this.context.watcher;
+    this.context.watcher = undefined;
+    await watcher?.close(new Error('Engine.close: the engine closed while waiting'));
     await closeConnection(this.context.connection);
     const closedError = new Error('Engine.close: the engine closed before Redis answered');
     for (const reject of this.context.pending) reject(closedError);

@@ -1,6 +1,19 @@
 import { describe, reason } from '../task/describe.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 
+/** The kinds of events, in the order `rescue tail` and the dashboard list them. */
+export const queueEventKinds = [
+  'created',
+  'emitted',
+  'claimed',
+  'completed',
+  'requeued',
+  'removed',
+  'revoked',
+  'released',
+  'failed',
+] as const;
+
 /**
  * The kinds of events in a queue's `events` stream (`engine.events()`, `rescue tail`):
  *
@@ -14,16 +27,7 @@ import { assertOpen, readClock, type EngineContext } from './context.js';
  *     released    an owner gave a task back, or cycles reset it
  *     failed      a Worker's ensure rejected (the task stays owned until its lease ends)
  */
-export type QueueEventKind =
-  | 'created'
-  | 'emitted'
-  | 'claimed'
-  | 'completed'
-  | 'requeued'
-  | 'removed'
-  | 'revoked'
-  | 'released'
-  | 'failed';
+export type QueueEventKind = (typeof queueEventKinds)[number];
 
 /** QueueEvent is one entry of the `events` stream. */
 export interface QueueEvent {

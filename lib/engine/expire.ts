@@ -1,4 +1,5 @@
 import { assertOpen, readClock, type EngineContext } from './context.js';
+import { countTasks } from './observe.js';
 import { run } from './run.js';
 
 /** How many tasks one expire script deletes or revokes at most, per kind. */
@@ -17,15 +18,26 @@ export async function expireTasks(context: EngineContext): Promise<void> {
   const now = readClock(context.clock).getTime();
   const cutoff = String(Math.max(0, now - context.options.cleanup)).padStart(13, '0');
   let sweep = sweepCount;
-  for (;;) {
-    const [, , more] = (await run(context, 'expire', [
-      now,
-      cutoff,
-      expireBatch,
-      sweep,
-      now - context.options.clockSkew,
-    ])) as number[];
-    sweep = 0;
-    if (more !== 1) return;
+  const counts = { retired: 0, revoked: 0, halted: 0 };
+  try {
+    for (;;) {
+      const [retired = 0, revoked = 0, more, halted = 0] = (await run(context, 'expire', [
+        now,
+        cutoff,
+        expireBatch,
+        sweep,
+        now - context.options.clockSkew,
+        context.options.outcomeRetention,
+        context.options.outcomeLimit,
+      ])) as number[];
+      counts.retired += retired;
+      counts.revoked += revoked;
+      counts.halted += halted;
+      sweep = 0;
+      if (more !== 1) return;
+    }
+  } finally {
+    // the batches that went through count, also when a later one failed
+    countTasks(context, counts);
   }
 }

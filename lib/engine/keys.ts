@@ -75,6 +75,14 @@ export const keyNames = [
   'parked-workers', // zset (lex): `<worker>\0<slot>` of idle worker slots (unicast wake-ups)
   'events', // stream (capped, about 10,000): `e` created / emitted / claimed / completed / ... of each task change, for tail
   'signal', // pub/sub channel (not a key) on which scripts announce claimable work
+  'outcomes', // hash: id -> JSON of what became of a task that finished (completed, failed, cancelled, timeout)
+  'outcome-expiry', // zset: ids in `outcomes`, score = when the record goes (ms); expire trims it, the count is capped
+  'attempts', // hash: id of a task in the queue -> `<failed|timeout>|<JSON>` of its last failed attempt
+  'claimed', // hash: id of each owned task -> when it was claimed (ms)
+  'held', // hash: id of a task created `after` another -> `<predecessor id>\0<due ms or ''>\0<stored JSON>`
+  'followers', // zset (lex): `<predecessor id>\0<id>` of each held task
+  'control', // pub/sub channel (not a key) on which cancel tells workers which running task to stop
+  'watch', // prefix of the pub/sub channels `<watch>:<id>` (not keys) on which a task's outcome and progress are told
 ] as const;
 
 export type KeyName = (typeof keyNames)[number];
@@ -110,4 +118,9 @@ export function workerOrderKey(worker: string): string {
     key += worker.charCodeAt(index).toString(16).padStart(4, '0');
   }
   return key;
+}
+
+/** watchChannel is the pub/sub channel on which a task's outcome, claim and progress are told. */
+export function watchChannel(keys: QueueKeys, id: string): string {
+  return `${keys.watch}:${id}`;
 }

@@ -38,6 +38,19 @@ export interface EngineOptions {
    */
   cleanup?: number;
   /**
+   * How long the outcome of a task this engine completes (or halts, or
+   * cancels) is kept for `status` and `wait`, in ms; 0 keeps none (waiters
+   * that listen when it comes still hear it). At most 100 years.
+   * @defaultValue 3 600 000 (1 hour)
+   */
+  outcomeRetention?: number;
+  /**
+   * How many outcome records the queue keeps at most: writing one beyond it
+   * drops those closest to their end. A positive integer, at most 10,000,000.
+   * @defaultValue 10 000
+   */
+  outcomeLimit?: number;
+  /**
    * The only source of time; every operation reads it once.
    * @defaultValue the system clock (`systemClock` of lib/clock.ts)
    */
@@ -59,6 +72,8 @@ export const engineDefaults = {
   expiry: 30_000,
   cleanup: 7 * 24 * 60 * 60 * 1000,
   clockSkew: 0,
+  outcomeRetention: 60 * 60 * 1000,
+  outcomeLimit: 10_000,
   redisUrl: 'redis://127.0.0.1:6379',
 } as const;
 
@@ -69,6 +84,8 @@ export interface ResolvedEngineOptions {
   readonly worker: string;
   readonly expiry: number;
   readonly cleanup: number;
+  readonly outcomeRetention: number;
+  readonly outcomeLimit: number;
   readonly clock: Clock;
   readonly clockSkew: number;
 }
@@ -93,6 +110,8 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
   const cleanup = given.cleanup ?? engineDefaults.cleanup;
   const clock = given.clock ?? systemClock;
   const clockSkew = given.clockSkew ?? engineDefaults.clockSkew;
+  const outcomeRetention = given.outcomeRetention ?? engineDefaults.outcomeRetention;
+  const outcomeLimit = given.outcomeLimit ?? engineDefaults.outcomeLimit;
   requireName('queue', queue, limits.keyBytes);
   // `{<queue>}` is the Redis Cluster hash tag of the queue's keys: a `}` would
   // end it early, and a leading one would leave it empty (keys in many slots)
@@ -104,6 +123,8 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
   requireName('worker', worker, limits.valueBytes);
   requireDuration('expiry', expiry);
   requireDuration('cleanup', cleanup);
+  requireCount('outcomeRetention', outcomeRetention, 0, maxDurationMs.cleanup);
+  requireCount('outcomeLimit', outcomeLimit, 1, maxOutcomeLimit);
   if (typeof clock !== 'function')
     throw new TypeError('Engine option "clock" must be a function returning a Date');
   if (
@@ -119,7 +140,17 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
   const envUrl = process.env['REDIS_URL'];
   const redis =
     given.redis ?? (envUrl !== undefined && envUrl !== '' ? envUrl : engineDefaults.redisUrl);
-  return Object.freeze({ redis, queue, worker, expiry, cleanup, clock, clockSkew });
+  return Object.freeze({
+    redis,
+    queue,
+    worker,
+    expiry,
+    cleanup,
+    outcomeRetention,
+    outcomeLimit,
+    clock,
+    clockSkew,
+  });
 }
 
 /** readOptions reads each option once, into an object of ours. */
@@ -130,7 +161,17 @@ function readOptions(options: unknown): EngineOptions {
   }
   try {
     const source = options as Record<string, unknown>;
-    const names = ['redis', 'queue', 'worker', 'expiry', 'cleanup', 'clock', 'clockSkew'] as const;
+    const names = [
+      'redis',
+      'queue',
+      'worker',
+      'expiry',
+      'cleanup',
+      'outcomeRetention',
+      'outcomeLimit',
+      'clock',
+      'clockSkew',
+    ] as const;
     return Object.fromEntries(names.map((name) => [name, source[name]]));
   } catch (error) {
     throw new TypeError(`Engine options cannot be read: ${reason(error)}`);
@@ -183,4 +224,15 @@ const leaseMarginMostMs = 1_000;
  */
 export function defaultLeaseMarginMs(expiryMs: number): number {
   return Math.min(leaseMarginMostMs, Math.floor(expiryMs / 10));
+}
+
+/** The most outcome records a queue may be asked to keep. */
+const maxOutcomeLimit = 10_000_000;
+
+function requireCount(name: string, value: unknown, min: 0 | 1, max: number): void {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new TypeError(
+      `Engine option "${name}" must be an integer from ${min} to ${max.toLocaleString('en-US')}; got ${describe(value)}`,
+    );
+  }
 }

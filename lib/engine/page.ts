@@ -62,8 +62,12 @@ export interface TaskPage {
 /** The default and largest `limit` of a page. */
 export const pageDefaultLimit = 100;
 export const pageMostLimit = 1_000;
-/** How many index entries one page reads at most, whatever the query skips. */
-export const pageBudget = 5_000;
+/**
+ * How many index entries one page reads at most, whatever the query skips:
+ * 1,000 small tasks take Redis about 3 ms, 5,000 took 15 ms (`npm run bench`,
+ * adversarial depth, tasks page), and a script blocks all of Redis.
+ */
+export const pageBudget = 1_000;
 
 /**
  * listPage reads one page of the tasks in a state (page.lua). The cursor is

@@ -3,9 +3,11 @@ import { Label } from '../task/label.js';
 import { readCoreLabel, readObjectId } from '../task/snapshot.js';
 import type { Task } from '../task/task.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
-import { prepareDelete } from './delete.js';
+import { prepareCreate } from './create.js';
+import { countDelete, deleteTask, prepareDelete } from './delete.js';
 import { filterList, noFilters, type FilterList } from './filters.js';
 import { contextOf } from './handle.js';
+import { completedTask, countTasks, observe } from './observe.js';
 import { run, runRequest } from './run.js';
 import {
   broadcastArgs,
@@ -32,6 +34,10 @@ export interface Completion {
   task: Task;
   filters: FilterList;
   parking?: Parking;
+  /** The outcome's fields from the attempt (outcome.ts outcomeFields), if any. */
+  outcome?: string;
+  /** The tasks its handler spawned (spawnedArgs), if any. */
+  children?: string;
 }
 
 /**
@@ -58,17 +64,28 @@ export async function deleteThenSearch(
   exclude: string[] = [],
 ): Promise<CompletionOutcome[]> {
   const context = contextOf(engine);
+  return observe(context, 'deleteSearch', () => completeAndSearch(context, completions, exclude));
+}
+
+async function completeAndSearch(
+  context: EngineContext,
+  completions: readonly Completion[],
+  exclude: string[],
+): Promise<CompletionOutcome[]> {
   assertOpen(context, 'delete');
   const now = readClock(context.clock);
   const nowMs = now.getTime();
   const outcomes: (CompletionOutcome | undefined)[] = [];
   const sent: number[] = [];
   const entries: (string | number)[] = [];
-  completions.forEach(({ task, filters, parking }, index) => {
+  completions.forEach(({ task, filters, parking, outcome, children }, index) => {
     try {
-      const prepared = prepareDelete(context, task, now);
+      const prepared = prepareDelete(context, task, now, outcome, children);
       // a broadcast copy this engine received is completed here: its search follows below
-      if (prepared.completedLocally) return;
+      if (prepared.completedLocally) {
+        completedTask(context, task);
+        return;
+      }
       entries.push(
         ...prepared.args,
         filters.texts,
@@ -87,12 +104,21 @@ export async function deleteThenSearch(
       ...searchArgs(context, noFilters, nowMs, request, exclude),
       ...entries,
     ])) as DeleteSearchReply[];
+    const counts = replies[sent.length];
+    if (counts?.[0] === 'counts')
+      countTasks(context, { created: { gate: counts[1] }, halted: counts[2] });
     sent.forEach((index, position) => {
       const reply = replies[position];
-      if (reply === undefined || reply[0] === 'error') {
-        const message = reply?.[1] ?? 'delete-search: no answer for this completion';
+      if (reply === undefined || reply[0] === 'error' || reply[0] === 'counts') {
+        const message =
+          reply?.[0] === 'error' ? reply[1] : 'delete-search: no answer for this completion';
         outcomes[index] = { deleted: false, error: fromReply(new Error(message)) };
         return;
+      }
+      const completion = completions[index];
+      if (completion !== undefined) {
+        countDelete(context, [reply[0], 0, 0]);
+        completedTask(context, completion.task);
       }
       const [, ...search] = reply;
       const filterSet = completions[index]?.filters.set ?? '';
@@ -116,8 +142,12 @@ export async function deleteThenSearch(
   return outcomes as CompletionOutcome[];
 }
 
-/** DeleteSearchReply is the delete-search script's answer for one entry. */
-type DeleteSearchReply = [number, ...SearchReply] | ['error', string];
+/**
+ * DeleteSearchReply is the delete-search script's answer for one entry, then
+ * once the counts of all entries: children gate templates emitted, tasks halted.
+ */
+type DeleteSearchReply =
+  [number, ...SearchReply] | ['error', string] | ['counts', emitted: number, halted: number];
 
 /**
  * searchFor searches with the worker runtime's filters (validated), tried in
@@ -132,8 +162,10 @@ export async function searchFor(
   parking?: Parking,
 ): Promise<Task | undefined> {
   const context = contextOf(engine);
-  assertOpen(context, 'search');
-  return searchWith(context, filters, exclude, parking);
+  return observe(context, 'search', async () => {
+    assertOpen(context, 'search');
+    return searchWith(context, filters, exclude, parking);
+  });
 }
 
 /**
@@ -165,12 +197,67 @@ export async function unparkSlots(engine: object, slots: string[]): Promise<void
  */
 export async function releaseTask(engine: object, task: Task): Promise<boolean> {
   const context = contextOf(engine);
+  return observe(context, 'release', () => release(context, task));
+}
+
+async function release(context: EngineContext, task: Task): Promise<boolean> {
   assertOpen(context, 'release');
   const id = readObjectId(task); // the task a handler had: read once, whatever it became
   if (id === undefined) return false;
   const token = readCoreLabel(task, Label.Token) ?? '';
   const now = readClock(context.clock);
   return (await run(context, 'release', [now.getTime(), id, context.options.worker, token])) === 1;
+}
+
+/** completeTask deletes a task the worker runtime ensured, with its outcome's fields and spawned tasks (no search follows). */
+export function completeTask(
+  engine: object,
+  task: Task,
+  outcome: string,
+  children: string,
+): Promise<void> {
+  return deleteTask(contextOf(engine), task, outcome, children);
+}
+
+/** The most tasks one handler run may spawn: they are stored by the script that completes it. */
+export const spawnMost = 100;
+
+/**
+ * prepareSpawn validates a task a running handler spawns (as create does,
+ * at this instant) and returns what the completing script stores.
+ */
+export function prepareSpawn(engine: object, task: Task): unknown[] {
+  const context = contextOf(engine);
+  const { args } = prepareCreate(task, readClock(context.clock));
+  return args;
+}
+
+/**
+ * failTask records how an attempt at a task this engine's worker owns failed
+ * (fail.lua); the task stays owned until its lease ends. Says whether it was
+ * recorded (false: gone, or the claim is not this copy's).
+ */
+export async function failTask(
+  engine: object,
+  task: Task,
+  state: 'failed' | 'timeout',
+  fields: string,
+): Promise<boolean> {
+  const context = contextOf(engine);
+  assertOpen(context, 'fail');
+  const id = readObjectId(task);
+  if (id === undefined) return false;
+  const now = readClock(context.clock);
+  const answer = await runRequest(context, 'fail', (request) => [
+    now.getTime(),
+    id,
+    task.core?.[Label.Worker] ?? '',
+    task.core?.[Label.Token] ?? '',
+    state,
+    fields,
+    request,
+  ]);
+  return answer === 1;
 }
 
 /** nextDueMs is the earliest due time of a waiting exact or deferred task the last empty search saw. */

@@ -2,10 +2,14 @@ import { TaskCronError } from '../errors.js';
 import { schedule } from '../schedule/index.js';
 import { formatTime, tryParseTime } from '../task/time.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
+import { countTasks } from './observe.js';
 import { run } from './run.js';
 
 /** How many templates one ticker step looks at. */
 const tickerBatch = 200;
+
+/** TickerReply is the ticker script's answer: children emitted, and the stale ids. */
+type TickerReply = [emitted: number, stale: string[]];
 
 /** The ticks of one template, or `unreadable` for a template whose @every has none. */
 type TickEntry = Ticks | { id: string; every: string; seen: string; unreadable: true };
@@ -33,8 +37,24 @@ interface Ticks {
 export async function tickTemplates(context: EngineContext): Promise<void> {
   assertOpen(context, 'ticker');
   const now = readClock(context.clock);
-  const nowMs = now.getTime();
   const attempts = new Map<string, number>();
+  let emitted = 0;
+  try {
+    await tickBatches(context, now, attempts, (count) => (emitted += count));
+  } finally {
+    // the batches that went through count, also when a later one failed
+    countTasks(context, { created: { cron: emitted } });
+  }
+}
+
+/** tickBatches runs ticker steps until no template is due; `emitted` hears each step's children. */
+async function tickBatches(
+  context: EngineContext,
+  now: Date,
+  attempts: Map<string, number>,
+  emitted: (count: number) => void,
+): Promise<void> {
+  const nowMs = now.getTime();
   for (;;) {
     const flat = (await run(context, 'tickerDue', [nowMs, tickerBatch])) as string[];
     const entries: TickEntry[] = [];
@@ -47,7 +67,11 @@ export async function tickTemplates(context: EngineContext): Promise<void> {
     }
     if (entries.length === 0) return;
     entries.sort((a, b) => (a.id < b.id ? -1 : 1));
-    const stale = (await run(context, 'ticker', [nowMs, JSON.stringify(entries)])) as string[];
+    const [count, stale] = (await run(context, 'ticker', [
+      nowMs,
+      JSON.stringify(entries),
+    ])) as TickerReply;
+    emitted(count);
     const retry = new Set(stale);
     for (const entry of entries) if (!retry.has(entry.id)) attempts.set(entry.id, 3);
   }

@@ -22,6 +22,13 @@ export const Label = {
    * of this claim. Written by `search`, removed with the worker.
    */
   Token: 'task.rescue.io/token',
+  /**
+   * core: the W3C trace context (`traceparent`) of the span that created the
+   * task, when the creating engine traces (rescue-engine/tracing); the worker's
+   * span for the task continues that trace. Written by `create`; kept across
+   * cycles; not passed on to the children of a template.
+   */
+  Trace: 'task.rescue.io/trace',
   /** node: delivery method, one of Method. */
   Method: 'addr.rescue.io/method',
   /** sync: requeue pointer; a value other than '', blanks or '0' pages again. */

@@ -2,7 +2,7 @@ import { engineContext } from '../engine/runtime.js';
 import { describe, reason } from '../task/describe.js';
 import type { Task } from '../task/task.js';
 import { validateFilter } from '../task/validate.js';
-import type { EnsureContext, Handler } from './handler.js';
+import { isTimeout, maxHandlerTimeoutMs, type EnsureContext, type Handler } from './handler.js';
 
 // The Worker constructor's checks of its engine and handlers: a worker that
 // was built runs, instead of failing in its loop (TypeError for what is not an
@@ -44,9 +44,9 @@ function readHandler(entry: unknown, index: number): Handler {
       `Worker: handler ${index} must be an object with filter and ensure; got ${describe(entry)}`,
     );
   }
-  let filter: unknown, ensure: unknown, labels: unknown;
+  let filter: unknown, ensure: unknown, labels: unknown, timeout: unknown;
   try {
-    ({ filter, ensure, labels } = entry as Record<string, unknown>);
+    ({ filter, ensure, labels, timeout } = entry as Record<string, unknown>);
   } catch (error) {
     throw new TypeError(`Worker: handler ${index} cannot be read: ${reason(error)}`);
   }
@@ -63,5 +63,16 @@ function readHandler(entry: unknown, index: number): Handler {
       (ensure as Handler['ensure']).call(entry, task, context),
   };
   if (query !== undefined) handler.labels = query;
+  if (typeof timeout === 'function') {
+    handler.timeout = (task: Task) =>
+      (timeout as (task: Task) => number | undefined).call(entry, task);
+  } else if (timeout !== undefined) {
+    if (!isTimeout(timeout)) {
+      throw new TypeError(
+        `Worker: handler ${index} timeout must be a positive integer of ms up to ${maxHandlerTimeoutMs} or a function; got ${describe(timeout)}`,
+      );
+    }
+    handler.timeout = timeout;
+  }
   return handler;
 }

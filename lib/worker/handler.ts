@@ -16,10 +16,13 @@ export interface Handler {
   /**
    * ensure does the work. When it resolves, the task is deleted (with the
    * changes ensure made to the task object: a paging value in `sync` or a
-   * `@defer` in `cron` requeue it). When it rejects, the task stays owned
-   * until its lease ends and `expire` offers it again, one cycle more.
+   * `@defer` in `cron` requeue it), and what it resolved with, if anything,
+   * becomes the result of the task's outcome (JSON-serialisable, at most 64
+   * KiB; `engine.wait` and `engine.status` read it). When it rejects, the task
+   * stays owned until its lease ends and `expire` offers it again, one cycle
+   * more; the failure is kept with the task's status.
    */
-  ensure(task: Task, context: EnsureContext): Promise<void>;
+  ensure(task: Task, context: EnsureContext): Promise<unknown>;
   /**
    * labels, optional: a query (as for `search`) that every task this handler
    * takes matches. When each handler has one, the worker searches with them,
@@ -27,6 +30,17 @@ export interface Handler {
    * other's tasks.
    */
   labels?: Task;
+  /**
+   * timeout, optional: how long (ms) an ensure may run, for every task or per
+   * task (a function, say of a label of the task's meta; undefined: no limit).
+   * When it runs out, the signal aborts with TaskTimeoutError and the attempt
+   * counts as failed (state `timeout`), whatever ensure answers: the task is
+   * retried after its lease ends, and the circuit breaker's outcome is
+   * `timeout`.
+   *
+   *     timeout: (task) => Number(task.meta?.['x.api.io/timeout-ms'] ?? 60_000)
+   */
+  timeout?: number | ((task: Task) => number | undefined);
 }
 
 /** EnsureContext is what a running ensure gets besides its task. */
@@ -42,6 +56,21 @@ export interface EnsureContext {
   extend(): Promise<void>;
   /** progress publishes a value other processes can observe (see the README). */
   progress(value: unknown): Promise<void>;
+  /**
+   * log adds a line to the task's log, kept with its outcome (or its failed
+   * attempt) for `engine.status` and `rescue tasks show`: at most 100 lines
+   * per attempt, each cut at 1,000 characters; nothing reaches Redis before
+   * the attempt ends.
+   */
+  log(line: string): void;
+  /**
+   * spawn adds follow-up work: the task is validated now (as `create` would,
+   * throwing its errors; at most 100 per run) and joins the queue in the same
+   * step that completes this task, once ensure resolved. If the run fails,
+   * is cancelled or loses the task, it never appears. The outcome lists the
+   * ids (`children`).
+   */
+  spawn(task: Task): void;
 }
 
 /** pickHandler returns the first handler that takes the task, or undefined. */
@@ -65,4 +94,33 @@ export function searchFilters(handlers: readonly Handler[]): (Task | undefined)[
     filters.push(handler.labels as Task);
   }
   return filters;
+}
+
+/** The longest a handler timeout may be (ms): what a timer waits at most. */
+export const maxHandlerTimeoutMs = 2 ** 31 - 1;
+
+/**
+ * handlerTimeout is a handler's timeout for a task, in ms, or undefined
+ * (none, or a function that answered something that is not a timeout).
+ */
+export function handlerTimeout(handler: Handler, task: Task): number | undefined {
+  let timeout: unknown = handler.timeout;
+  if (typeof timeout === 'function') {
+    try {
+      timeout = (timeout as (task: Task) => unknown)(task);
+    } catch {
+      return undefined;
+    }
+  }
+  return isTimeout(timeout) ? timeout : undefined;
+}
+
+/** isTimeout: a positive integer of ms a timer can wait. */
+export function isTimeout(value: unknown): value is number {
+  return (
+    typeof value === 'number' &&
+    Number.isInteger(value) &&
+    value > 0 &&
+    value <= maxHandlerTimeoutMs
+  );
 }

@@ -49,15 +49,13 @@ export class LazyAbort {
   }
 }
 
-const abortedOf = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')?.get;
-
 /** checkedOnRead makes `aborted` and `throwIfAborted()` of one signal run `check` first. */
 function checkedOnRead(signal: AbortSignal, check: () => void): void {
-  if (abortedOf === undefined) return;
   Object.defineProperty(signal, 'aborted', {
     get: () => {
       check();
-      return abortedOf.call(signal) as boolean;
+      // the prototype's getter, on this signal
+      return Boolean(Reflect.get(AbortSignal.prototype, 'aborted', signal));
     },
   });
   Object.defineProperty(signal, 'throwIfAborted', {

@@ -31,6 +31,8 @@ export class WakeUp {
   private closed = false;
   /** called with the engine-time instant of a template tick announced on the channel */
   onTick: ((tickMs: number) => void) | undefined;
+  /** called with each message of the control channel (cancel: which task to stop) */
+  onControl: ((message: string) => void) | undefined;
 
   constructor(
     private readonly connection: Pick<Connection, 'client' | 'sharded'>,
@@ -41,6 +43,8 @@ export class WakeUp {
     /** engine ms per real ms */
     private readonly timeScale = 1,
     slots = 1,
+    /** the queue's control channel, subscribed with the signal channel on the same connection */
+    private readonly controlChannel?: string,
   ) {
     this.generations = Array.from({ length: slots }, () => 0);
     this.waiters = Array.from({ length: slots }, () => undefined);
@@ -79,10 +83,13 @@ export class WakeUp {
     if (sharded) subscriber.on('subscribersReady', () => this.notify());
     subscriber.on(sharded ? 'smessage' : 'message', (channel: string, message: string) => {
       if (channel === this.channel) this.onMessage(message);
+      else if (channel === this.controlChannel) this.onControl?.(message);
     });
     this.subscriber = subscriber;
-    if (sharded) await subscriber.ssubscribe(this.channel);
-    else await subscriber.subscribe(this.channel);
+    const channels =
+      this.controlChannel === undefined ? [this.channel] : [this.channel, this.controlChannel];
+    if (sharded) await subscriber.ssubscribe(...channels);
+    else await subscriber.subscribe(...channels);
   }
 
   /** notify wakes every slot. */

@@ -3,11 +3,14 @@ import type { Engine } from '../engine/engine.js';
 import {
   claimedLeaseEnd,
   completeLocally,
+  completeTask,
   deleteThenSearch,
   engineContext,
+  failTask,
   filterList,
   nextDueMs,
   nextTickMs,
+  prepareSpawn,
   releaseTask,
   searchFor,
   unparkSlots,
@@ -15,18 +18,28 @@ import {
   type Parking,
 } from '../engine/runtime.js';
 import { assertOpen } from '../engine/context.js';
-import { recordFailure } from '../engine/events.js';
+import { recordFailure as recordFailedEvent } from '../engine/events.js';
+import { watchChannel } from '../engine/keys.js';
+import { notify, runEnsure } from '../engine/observe.js';
 import { checkLayout } from '../engine/layout.js';
-import { TaskOutdatedError } from '../errors.js';
+import { TaskCancelledError, TaskOutdatedError, TaskTimeoutError } from '../errors.js';
 import { Label } from '../task/label.js';
 import type { Task } from '../task/task.js';
 import { formatTime } from '../task/time.js';
 import { readHandlers, requireEngine } from './arguments.js';
+import { Attempt } from './attempt.js';
 import { BackgroundLoop } from './background.js';
 import { Completions } from './completions.js';
 import { DeclinedTasks } from './declined.js';
+import { bindWorker } from './engine-of.js';
 import type { WorkerEvents } from './events.js';
-import { pickHandler, searchFilters, type EnsureContext, type Handler } from './handler.js';
+import {
+  handlerTimeout,
+  pickHandler,
+  searchFilters,
+  type EnsureContext,
+  type Handler,
+} from './handler.js';
 import { isLost, LazyAbort, Lease, type LeaseTerms } from './lease.js';
 import {
   leaseMarginMs,
@@ -97,6 +110,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private readonly declined = new DeclinedTasks();
   /** Slots whose last completion's search found no work, and so parked. */
   private readonly completedAndParked = new Set<number>();
+  /** Tasks being ensured that engine.cancel stopped: their handlers' signals aborted. */
+  private readonly cancelled = new Set<string>();
 
   /**
    * Checks every argument here, so a worker that was built runs: a TypeError
@@ -111,6 +126,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
   ) {
     super();
     requireEngine(engine);
+    bindWorker(this, engine);
     this.handlers = readHandlers(handlers);
     this.options = resolveWorkerOptions(options);
     this.leaseTerms = this.resolveLeaseTerms();
@@ -173,7 +189,9 @@ export class Worker extends EventEmitter<WorkerEvents> {
         (error) => this.report(error),
         this.options.timeScale,
         this.options.concurrency,
+        context.keys.control,
       );
+      this.wake.onControl = (message) => this.control(message);
       await this.wake.start();
       assertOpen(context, 'Worker.start'); // closed while the subscription was made
     } catch (error) {
@@ -411,6 +429,11 @@ export class Worker extends EventEmitter<WorkerEvents> {
    * completes it together with claiming the next (returned).
    */
   private async work(task: Task, slot: number): Promise<Task | undefined> {
+    const context = engineContext(this.engine);
+    if (context.observers.size > 0) {
+      const nowMs = context.clock().getTime();
+      notify(context, (observer) => observer.claimed?.(task, nowMs));
+    }
     const id = task.core?.[Label.Object] ?? '';
     const owned = task.core?.[Label.Worker] !== undefined;
     // Still running here: a broadcast task whose local lease ran out, or (a
@@ -457,12 +480,15 @@ export class Worker extends EventEmitter<WorkerEvents> {
         )
       : undefined;
     const controller = lease?.controller ?? new LazyAbort();
+    const attempt = new Attempt(this.leaseTerms.clock);
     const ensureContext: EnsureContext = {
       get signal() {
         return controller.signal;
       },
       extend: () => (lease === undefined ? Promise.resolve() : lease.extend()),
       progress: (value) => this.progress(task, value),
+      log: (line) => attempt.log(line),
+      spawn: (child) => attempt.spawn(prepareSpawn(this.engine, child)),
     };
     this.running.set(id, controller);
     if (lease !== undefined) {
@@ -471,35 +497,66 @@ export class Worker extends EventEmitter<WorkerEvents> {
     }
     const started = performance.now();
     let failure: { error: unknown } | undefined;
+    let outcome = '';
+    const timeout = handlerTimeout(handler, task);
+    let timedOut: TaskTimeoutError | undefined;
+    const timer =
+      timeout === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = new TaskTimeoutError(
+              `Worker: the handler of task ${id} ran longer than its timeout of ${timeout} ms`,
+            );
+            controller.abort(timedOut);
+          }, timeout);
+    attempt.start();
     try {
-      await handler.ensure(task, ensureContext);
+      const result = await runEnsure(context, task, () => handler.ensure(task, ensureContext));
+      // a result that cannot be kept with the outcome fails the attempt
+      outcome = attempt.completed(result);
     } catch (error) {
       failure = { error };
     } finally {
+      clearTimeout(timer);
       this.forget(id, lease);
     }
+    const durationMs = performance.now() - started;
+    if (context.observers.size > 0) {
+      notify(context, (observer) => observer.handled?.(task, durationMs, failure !== undefined));
+    }
+    if (this.cancelled.delete(id)) return undefined; // gone from the queue: nothing to keep
     if (lease?.lost === true) {
-      if (failure !== undefined) this.emit('task:failed', task, failure.error);
+      if (failure !== undefined) this.failed(task, failure.error);
+      return undefined;
+    }
+    if (timedOut !== undefined) {
+      // the attempt failed, whatever ensure answered: the task stays owned
+      // until its lease ends, and expire offers it again one cycle more
+      this.failed(task, timedOut);
+      if (owned)
+        await this.recordFailure(task, 'timeout', attempt.failed(this.engine.worker, timedOut));
       return undefined;
     }
     if (controller.isAborted) {
       // stop()'s grace period ran out: whatever ensure answered, the work was
       // cut short, so the task goes back to the queue (no cycle) instead of
       // being deleted or held until its lease ends
-      this.emit('task:failed', task, failure?.error ?? this.closedBy ?? this.graceError);
+      this.failed(task, failure?.error ?? this.closedBy ?? this.graceError);
       // after engine.close() there is no connection to give it back on
       if (owned && this.closedBy === undefined) await this.release(task);
       return undefined;
     }
     if (failure !== undefined) {
-      this.emit('task:failed', task, failure.error);
+      this.failed(task, failure.error);
       // for `rescue tail`: the script events cannot know of a failure
-      recordFailure(engineContext(this.engine), id, failure.error).catch((error: unknown) =>
+      recordFailedEvent(engineContext(this.engine), id, failure.error).catch((error: unknown) =>
         this.report(error),
       );
+      if (owned)
+        await this.recordFailure(task, 'failed', attempt.failed(this.engine.worker, failure.error));
       return undefined;
     }
-    return this.complete(task, slot, lease, performance.now() - started);
+    return this.complete(task, slot, lease, durationMs, outcome, attempt.children());
   }
 
   /**
@@ -529,12 +586,20 @@ export class Worker extends EventEmitter<WorkerEvents> {
     slot: number,
     lease: Lease | undefined,
     durationMs: number,
+    fields: string,
+    children: string,
   ): Promise<Task | undefined> {
     try {
       let next: Task | undefined;
       if (this.taking) {
         const outcome = await this.completions.complete(
-          { task, filters: this.nextFilters(), parking: this.parking(slot) },
+          {
+            task,
+            filters: this.nextFilters(),
+            parking: this.parking(slot),
+            outcome: fields,
+            children,
+          },
           slot,
         );
         if (!outcome.deleted) throw outcome.error;
@@ -543,7 +608,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
         if (next === undefined && outcome.searchError === undefined)
           this.completedAndParked.add(slot);
       } else {
-        await this.engine.delete(task);
+        await completeTask(this.engine, task, fields, children);
       }
       this.emit('task:ensured', task, { durationMs });
       return next;
@@ -558,6 +623,47 @@ export class Worker extends EventEmitter<WorkerEvents> {
     }
   }
 
+  /** recordFailure keeps how an attempt failed, for the task's status and, if it halts, its outcome. */
+  private async recordFailure(
+    task: Task,
+    state: 'failed' | 'timeout',
+    fields: string,
+  ): Promise<void> {
+    try {
+      await failTask(this.engine, task, state, fields);
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  /**
+   * control handles a message of the queue's control channel: a task this
+   * worker runs was cancelled, so its handler's signal aborts now (the task
+   * is gone from the queue; nothing of this attempt is kept).
+   */
+  private control(message: string): void {
+    let id: unknown;
+    try {
+      ({ c: id } = JSON.parse(message) as { c?: unknown });
+    } catch {
+      return;
+    }
+    if (typeof id !== 'string') return;
+    const controller = this.running.get(id);
+    if (controller === undefined) return;
+    this.cancelled.add(id);
+    const error = new TaskCancelledError(`Worker: task ${id} was cancelled`);
+    const lease = this.leases.get(id);
+    if (lease !== undefined) lease.lose(error);
+    else controller.abort(error);
+  }
+
+  /** failed emits `task:failed` and tells the engine's observers (metrics). */
+  private failed(task: Task, error: unknown): void {
+    notify(engineContext(this.engine), (observer) => observer.failed?.(task));
+    this.emit('task:failed', task, error);
+  }
+
   private async release(task: Task): Promise<void> {
     try {
       await releaseTask(this.engine, task);
@@ -566,19 +672,27 @@ export class Worker extends EventEmitter<WorkerEvents> {
     }
   }
 
+  /** progress tells the queue's progress channel, and the waiters of the task (its watch channel). */
   private async progress(task: Task, value: unknown): Promise<void> {
     const context = engineContext(this.engine);
     this.emit('task:progress', task, value);
-    const message = JSON.stringify({
-      id: task.core?.[Label.Object],
-      worker: this.engine.worker,
-      at: formatTime(context.clock()),
-      value,
-    });
-    // on a cluster, sharded: only the node of the queue's slot passes it on
+    const id = task.core?.[Label.Object] ?? '';
+    const at = context.clock();
+    const progress = JSON.stringify({ id, worker: this.engine.worker, at: formatTime(at), value });
+    const watched = JSON.stringify({ p: value ?? null, w: this.engine.worker, at: at.getTime() });
+    // on a cluster, sharded: only the node of the queue's slot passes them on
     const { client, sharded } = context.connection;
-    if (sharded) await client.spublish(context.keys.progress, message);
-    else await client.publish(context.keys.progress, message);
+    await Promise.all(
+      sharded
+        ? [
+            client.spublish(context.keys.progress, progress),
+            client.spublish(watchChannel(context.keys, id), watched),
+          ]
+        : [
+            client.publish(context.keys.progress, progress),
+            client.publish(watchChannel(context.keys, id), watched),
+          ],
+    );
   }
 
   /**

@@ -67,7 +67,8 @@ const body = [
   '## rescue-engine vs BullMQ',
   '',
   `Measured ${facts.date} with \`${settings.command}\` (\`npm run bench:compare\`) on ${facts.machine}; ` +
-    `Node ${facts.node}, Redis ${facts.redis} (embedded, no persistence, shared by both), BullMQ ${bullmq}; ` +
+    `Node ${facts.node}, Redis ${facts.redis} (embedded, no persistence, shared by both` +
+    `${facts.nice === undefined ? '' : `, at nice ${facts.nice}`}), BullMQ ${bullmq}; ` +
     'client and server on one machine.',
   '',
   ...sections.flatMap((section) => [section, '']),

@@ -2,15 +2,31 @@
 // The engine's own benchmark (npm run bench): claim-and-delete throughput as
 // the queue grows to 1M tasks, create throughput, Redis memory per queued task,
 // and the cost of ticker and expire when few of many templates / leases are
-// due. Prints a table per scenario and writes them to docs/benchmarks.md.
+// due, wake-up latency, and the adversarial depth table (lib/adversarial.js).
+// Prints a table per scenario and writes them to docs/benchmarks.md.
 //
-// Usage: node scripts/bench/engine.js [--quick]   (--quick stops at 100k tasks)
+// Usage: node scripts/bench/engine.js [--quick] [--adversarial]
+//   --quick        stops at 100k tasks
+//   --adversarial  only the adversarial depth table (printed, not written)
+//   --row=<text>   only the adversarial rows whose name contains the text (then
+//                  nothing is written)
+//   --depths=<n,n> the depths the adversarial table compares (default 1k and 1M,
+//                  1k and 100k with --quick)
+//   --rounds=<n>   alternating rounds per depth of each adversarial row (default 2,
+//                  1 with --quick)
+// BENCH_RENICE=<n> runs the embedded Redis at that nice value (say -15, as root;
+// compare.js too): on a shared machine a script is then interrupted less often.
 import { Engine, Label } from '../../dist/index.js';
+import { adversarialSection } from './lib/adversarial.js';
+import { rows as adversarialRows } from './lib/adversarial-rows.js';
 import { inParallel, rate, startBench, timed } from './lib/setup.js';
 import { number, table, writeSection } from './lib/report.js';
 import { rescueWakeup } from './lib/wakeup.js';
 
 const quick = process.argv.includes('--quick');
+const only = process.argv.includes('--adversarial');
+const option = (name) =>
+  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 const depths = quick ? [1_000, 10_000, 100_000] : [1_000, 10_000, 100_000, 1_000_000];
 const bench = await startBench();
 const { redis } = bench;
@@ -77,7 +93,7 @@ function statsSection() {
 // 1. Claim-and-delete throughput by queue depth. Each round fills a fresh
 // queue to the depth and claims half of it (at most 5,000); small depths get
 // more rounds so every figure rests on about 10,000 claims; the median counts.
-{
+if (!only) {
   const warm = engine();
   await fill(warm, 5_000);
   await claimAndDelete(warm, 5_000, 10);
@@ -126,10 +142,10 @@ function statsSection() {
   );
 }
 
-sections.push(statsSection());
+if (!only) sections.push(statsSection());
 
 // 2. Create throughput.
-{
+if (!only) {
   const target = engine();
   const count = 5_000;
   const single = await rate(count, () =>
@@ -154,7 +170,7 @@ sections.push(statsSection());
 }
 
 // 3. Memory per queued task.
-{
+if (!only) {
   const target = engine();
   const count = 100_000;
   const before = await bench.usedMemory();
@@ -191,7 +207,7 @@ sections.push(statsSection());
 }
 
 // 4. Ticker and expire cost: few due among many.
-{
+if (!only) {
   const rows = [];
   for (const templates of [100, 10_000]) {
     let now = new Date('2023-10-20T00:00:30Z');
@@ -238,7 +254,7 @@ sections.push(statsSection());
 }
 
 // 5. Wake-up latency of an idle worker.
-{
+if (!only) {
   const count = quick ? 300 : 1_000;
   const figures = await rescueWakeup(bench.server.url, { count });
   sections.push(
@@ -261,15 +277,28 @@ sections.push(statsSection());
   console.log('wake-up done');
 }
 
+// 6. Adversarial depth: 1k against 1M (100k with --quick).
+{
+  const depths =
+    option('depths')?.split(',').map(Number) ?? (quick ? [1_000, 100_000] : [1_000, 1_000_000]);
+  const rounds = Number(option('rounds') ?? (quick ? 1 : 2));
+  const row = option('row');
+  const rows = row === undefined ? undefined : adversarialRows.filter((e) => e.name.includes(row));
+  sections.push(await adversarialSection(bench, { depths, rounds, rows }));
+}
+console.log('adversarial depth done');
+
 const command = `node scripts/bench/engine.js${quick ? ' --quick' : ''}`;
 const body = [
   '## Engine benchmark',
   '',
   `Measured ${bench.facts.date} with \`${command}\` (\`npm run bench\`) on ${bench.facts.machine}; ` +
-    `Node ${bench.facts.node}, Redis ${bench.facts.redis} (embedded, no persistence), client and server on one machine.`,
+    `Node ${bench.facts.node}, Redis ${bench.facts.redis} (embedded, no persistence` +
+    `${bench.facts.nice === undefined ? '' : `, at nice ${bench.facts.nice}`}), client and server on one machine.`,
   '',
   ...sections.flatMap((section) => [section, '']),
 ].join('\n');
-writeSection(new URL('../../docs/benchmarks.md', import.meta.url).pathname, 'engine', body);
+if (!only && option('row') === undefined)
+  writeSection(new URL('../../docs/benchmarks.md', import.meta.url).pathname, 'engine', body);
 console.log(`\n${body}`);
 await bench.stop();

@@ -17,6 +17,13 @@ const kept = [
   'filter-seen',
   'events',
   'signal',
+  'outcomes',
+  'outcome-expiry',
+  'attempts',
+  'watch',
+  'control',
+  'held',
+  'followers',
 ];
 
 describe('repair-start.lua', () => {

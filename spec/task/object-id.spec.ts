@@ -1,4 +1,5 @@
 import {
+  creationMs,
   creationTime,
   formatObjectId,
   isObjectId,
@@ -48,6 +49,17 @@ describe('object ids', () => {
     expect(() => formatObjectId(10_000_000_000_000, 0)).toThrow(RangeError);
     expect(() => formatObjectId(1, 1_000_000_000_000)).toThrow(RangeError);
     expect(() => formatObjectId(1.5, 0)).toThrow(RangeError);
+  });
+
+  it('give their creation ms without a Date (creationMs), the same as creationTime', () => {
+    expect(creationMs('1697760001000-000000000042')).toBe(1_697_760_001_000);
+    expect(creationMs('9999999999999-000000000000')).toBe(9_999_999_999_999);
+    expect(creationMs('0000000000000-000000000000')).toBe(0);
+    expect(creationMs('1697760001000-42')).toBeUndefined();
+    expect(creationMs('169776000100x-000000000042')).toBeUndefined();
+    expect(creationMs('00000000001e3-000000000042')).toBeUndefined();
+    expect(creationMs(' 697760001000-000000000042')).toBeUndefined();
+    expect(creationMs('1697760001000+000000000042')).toBeUndefined();
   });
 
   it('are recognised by their form', () => {

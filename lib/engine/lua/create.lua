@@ -10,16 +10,22 @@
   ARGV[5]  check_ms    when a template's tick-1 may need maintenance, or ''
   ARGV[6]  layout      the layout version the engine writes
   ARGV[7]  request     the idempotent request (include/request.lua)
+  ARGV[8]  after       the id of the task whose completion releases this one, or ''
+                       (a task that completed, its outcome kept: released at once)
 
   Returns  the new object id (the same id again for the same request)
   Errors   TASK_LIMIT when the task is a leaf with a root of patterns and the
-           queue has as many such roots as it checks (before any write)
+           queue has as many such roots as it checks, or `after` names a task
+           that holds as many tasks as it may; TASK_NOT_FOUND when `after`
+           names a task that is not in the queue and did not complete (all
+           before any write)
 ]]
 --- @include "task"
 --- @include "request"
 --- @include "has"
 --- @include "roots"
 --- @include "index"
+--- @include "outcome"
 
 local now = tonumber(ARGV[1])
 local kept = replayed(ARGV[7])
@@ -36,10 +42,31 @@ if shape_of(task).leaf and not roots().room_for(task.root) then
     .. ' roots with patterns already; a new one is refused')
 end
 
+local after = ARGV[8] or ''
+if after ~= '' and load_task(after) == nil then
+  local outcome = redis.call('HGET', K['outcomes'], after)
+  if not outcome or not string.find(outcome, '"state":"completed"', 1, true) then
+    return redis.error_reply(E_TASK_NOT_FOUND .. ' create: task ' .. after
+      .. ' (after) is not in the queue and did not complete')
+  end
+  after = '' -- it completed: nothing to wait for
+end
+if after ~= '' and #followers_of(after) >= FOLLOWERS_MOST then
+  return redis.error_reply(E_TASK_LIMIT .. ' create: task ' .. after .. ' holds ' .. FOLLOWERS_MOST
+    .. ' tasks created after it already')
+end
+
 redis.call('SET', K['layout'], ARGV[6], 'NX')
 local id = new_id(now)
 task.core = task.core or {}
 task.core[LABEL_OBJECT] = id
+if after ~= '' then
+  -- held until `after` completes (include/outcome.lua release_followers)
+  redis.call('HSET', K['held'], id, after .. '\0' .. ARGV[3] .. '\0' .. encode_stored(task))
+  redis.call('ZADD', K['followers'], 0, after .. '\0' .. id)
+  remember(ARGV[7], now, id)
+  return id
+end
 store_task(id, task)
 reindex(id, nil, task, ctx)
 if ARGV[5] ~= '' then redis.call('ZADD', K['ticker-check'], ARGV[5], id) end

@@ -14,14 +14,16 @@
                own, and ARGV[12] (resume) is ''
                ARGV[16] is the request: the same request again answers the
                same (include/request.lua)
-  ARGV[17..]   per entry, 19 arguments: the delete's thirteen, as in
+  ARGV[17..]   per entry, 23 arguments: the delete's seventeen, as in
                delete.lua, then the entry's search filters, their ids, its
                slot and park deadline, its broadcast floor and skips (as
                ARGV[5], [13], [14], [15], [6], [7] of search.lua)
 
   Returns  per entry, in order: { delete result, kind, id, record, floor, next due, resume }
            (see delete.lua, search.lua), or { 'error', message } when the
-           entry's delete failed: its search did not run, and it wrote nothing
+           entry's delete failed: its search did not run, and it wrote nothing;
+           then one last { 'counts', emitted, halted }: the children gate
+           templates emitted and the tasks requeues halted, all entries together
   Errors   none: a failed delete is its entry's answer
 ]]
 --- @include "task"
@@ -30,6 +32,7 @@
 --- @include "roots"
 --- @include "index"
 --- @include "walk"
+--- @include "outcome"
 --- @include "delete"
 --- @include "search"
 
@@ -41,7 +44,9 @@ local kept = replayed(searching.request)
 if kept ~= nil then
   local replies = {}
   for _, entry in ipairs(cjson.decode(kept)) do
-    if entry.e ~= nil then
+    if entry.n ~= nil then
+      replies[#replies + 1] = { 'counts', entry.n, entry.h }
+    elseif entry.e ~= nil then
       replies[#replies + 1] = { 'error', entry.e }
     elseif entry.k == 'task' then
       searching.floor, searching.base = string.match(entry.f, '^(%d+):(%d+)$')
@@ -85,6 +90,8 @@ for first = SEARCH_ARGUMENTS + 1, #ARGV, DELETE_ARGUMENTS + 6 do
       b = reply[8], c = ctx.claimed }
   end
 end
+replies[#replies + 1] = { 'counts', ctx.emitted, ctx.halted }
+memory[#memory + 1] = { n = ctx.emitted, h = ctx.halted }
 finish(ctx)
 remember(searching.request, searching.now, cjson.encode(memory))
 return replies

@@ -15,26 +15,42 @@
   ARGV[11] sync        JSON of the copy's sync when it is not empty, or ''
   ARGV[12] root_id     the copy's root object id, or ''
   ARGV[13] token       the copy's core fencing token, or ''
-  ARGV[14] request     the idempotent request (include/request.lua)
+  ARGV[14] outcome     JSON object of the outcome's fields the engine adds (result, startedAt, log), or ''
+  ARGV[15] retention   how long a deleted task's outcome is kept, ms (0: not kept)
+  ARGV[16] most        how many outcomes the queue keeps at most
+  ARGV[17] children    JSON array of the tasks its handler spawned, each
+                       [task JSON, due ms, tick+1 ms, check ms] as create takes them, or ''
+  ARGV[18] request     the idempotent request (include/request.lua)
 
-  Returns  1 (deleted) or 2 (requeued); the same again for the same request
+  Returns  { result, emitted, halted }: result 1 (deleted: its outcome,
+           completed, is recorded and told on the task's watch channel, and
+           the tasks held after it are released) or 2 (requeued), either way
+           its spawned tasks are stored; emitted: children gate templates
+           emitted; halted: 1 when the requeue halted the task (circuit
+           breaker), else 0. The same again
+           for the same request
   Errors   TASK_NOT_FOUND, TASK_OUTDATED (the copy's worker or fencing token is
-           not the stored claim's), TASK_CRON, all before the first write
+           not the stored claim's), TASK_CRON, TASK_LIMIT (a spawned leaf with
+           a root of patterns and no room), all before the first write
 ]]
 --- @include "task"
 --- @include "request"
 --- @include "has"
 --- @include "roots"
 --- @include "index"
+--- @include "outcome"
 --- @include "delete"
 
 local request = delete_request(1)
-local kept = replayed(ARGV[14])
-if kept ~= nil then return tonumber(kept) end
+local kept = replayed(ARGV[18])
+if kept ~= nil then
+  local result, emitted, halted = string.match(kept, '^(%d+):(%d+):(%d+)$')
+  return { tonumber(result), tonumber(emitted), tonumber(halted) }
+end
 local ctx = new_context(request.now)
 ctx.op = 'delete'
 local result = delete(request, ctx)
 if type(result) == 'table' then return result end
 finish(ctx)
-remember(ARGV[14], request.now, tostring(result))
-return result
+remember(ARGV[18], request.now, result .. ':' .. ctx.emitted .. ':' .. ctx.halted)
+return { result, ctx.emitted, ctx.halted }

@@ -1,6 +1,7 @@
 #!lua flags=allow-oom
 --[[ expire: one batch of retention deletions and lease revocations
-  (semantics 3.6), plus one step of the sweep for records that are not tasks.
+  (semantics 3.6), plus one step of the sweep for records that are not tasks,
+  and a batch of outcome records past their time (or beyond the cap).
   The engine calls it until it reports no more work.
 
   KEYS     every key of the queue
@@ -11,14 +12,18 @@
   ARGV[5]  revoke_ms   leases that ended at or before it are revoked: now_ms
                        less the engines' clock skew (the owner's clock may be
                        that far behind)
+  ARGV[6]  retention   how long the outcome of a task a revocation halts is kept, ms (0: not kept)
+  ARGV[7]  most        how many outcomes the queue keeps at most
 
-  Returns  { deleted, revoked, more }  more = 1 when a batch was full
+  Returns  { deleted, revoked, more, halted }  more = 1 when a batch was full;
+           halted: of the revoked tasks, those the circuit breaker now holds
   Errors   none: expire never fails because of the state of tasks
 ]]
 --- @include "task"
 --- @include "has"
 --- @include "roots"
 --- @include "index"
+--- @include "outcome"
 
 local now = tonumber(ARGV[1])
 local cutoff = ARGV[2]
@@ -66,6 +71,8 @@ for _, id in ipairs(ended) do
     store_task(id, freed)
     reindex(id, task, freed, ctx)
     revoked = revoked + 1
+    -- the circuit breaker holds it now: its waiters learn how its last attempt ended
+    if is_halted(freed) then halted_outcome(id, freed, now, tonumber(ARGV[6]), tonumber(ARGV[7])) end
   end
 end
 
@@ -119,5 +126,22 @@ for index = 1, #pools, 2 do
   end
 end
 
+-- Outcome records past their time go (kept while now - ended <= retention,
+-- as tasks are under cleanup), a batch per call; so do the oldest of
+-- a count beyond the cap (a record written trims only a few).
+local OUTCOME_BATCH = 200
+local past = redis.call('ZRANGEBYSCORE', K['outcome-expiry'], '-inf', '(' .. now, 'LIMIT', 0, OUTCOME_BATCH)
+if #past == OUTCOME_BATCH then more = 1 end
+for _, id in ipairs(past) do
+  redis.call('HDEL', K['outcomes'], id)
+  redis.call('ZREM', K['outcome-expiry'], id)
+end
+local over = redis.call('ZCARD', K['outcome-expiry']) - tonumber(ARGV[7])
+if over > 0 then
+  if over > OUTCOME_BATCH then more = 1 end
+  local popped = redis.call('ZPOPMIN', K['outcome-expiry'], math.min(over, OUTCOME_BATCH))
+  for index = 1, #popped, 2 do redis.call('HDEL', K['outcomes'], popped[index]) end
+end
+
 finish(ctx)
-return { deleted, revoked, more }
+return { deleted, revoked, more, ctx.halted }

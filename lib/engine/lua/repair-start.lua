@@ -7,7 +7,8 @@
   Kept: the records (tasks), the counters (sequence, claims), the kept
   answers of idempotent writes (requests, requests-sweep), the filters the
   queue knows (filters, filter-seen; their pools go and are made anew), the
-  sweep cursor and the events stream (tail's history). spec/engine/repair.spec.ts checks that this list and the
+  sweep cursor, the events stream (tail's history), the outcomes and failed
+  attempts. spec/engine/repair.spec.ts checks that this list and the
   one below name every key of lib/engine/keys.ts.
 
   KEYS     every key of the queue
@@ -21,6 +22,6 @@ redis.call('UNLINK', K['ready'], K['ready-cron'], K['ready-uni'], K['targets'], 
   K['retention'], K['templates'], K['ticker-check'], K['children'], K['gates'], K['gate-templates'],
   K['watched'], K['meta-tasks'], K['roots'], K['root-leaves'], K['root-anchors'], K['wild-roots'],
   K['witnesses'], K['obsolete-groups'], K['root-jobs'], K['filter-pools'], K['ready-filtered'],
-  K['parked'], K['parked-slots'], K['parked-workers'])
+  K['parked'], K['parked-slots'], K['parked-workers'], K['claimed'])
 redis.call('SET', K['layout'], ARGV[1])
 return 1

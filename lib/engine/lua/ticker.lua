@@ -16,7 +16,8 @@
              pm        formatTime of the last point before `seen` (tick-1 once settled)
              pm_next   formatTime of the last point before p1
 
-  Returns  array of ids whose tick+1 changed since the engine read them (stale)
+  Returns  { emitted, stale }: how many children were emitted, and the ids
+           whose tick+1 changed since the engine read them
   Errors   none
 ]]
 --- @include "task"
@@ -41,6 +42,7 @@ local function emit_child(template_id, template)
   child.core[LABEL_OBJECT] = child_id
   store_task(child_id, child)
   reindex(child_id, nil, child, ctx)
+  ctx.emitted = ctx.emitted + 1
 end
 
 local function tick(entry)
@@ -106,4 +108,4 @@ end
 
 for _, entry in ipairs(cjson.decode(ARGV[2])) do tick(entry) end
 finish(ctx)
-return stale
+return { ctx.emitted, stale }

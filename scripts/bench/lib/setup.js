@@ -1,5 +1,5 @@
 // Shared by the benchmarks: the embedded Redis, a raw client, machine facts.
-import { cpus, totalmem, type as osType, release } from 'node:os';
+import { cpus, release, setPriority, totalmem, type as osType } from 'node:os';
 import { Redis } from 'ioredis';
 import { startRedisServer } from '../../../dist/testing/index.js';
 
@@ -8,11 +8,12 @@ export async function startBench() {
   const server = await startRedisServer();
   const redis = new Redis(server.url);
   const info = await redis.info('server');
+  const nice = reniceRedis(info);
   const redisVersion = /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
   return {
     server,
     redis,
-    facts: machineFacts(redisVersion),
+    facts: { ...machineFacts(redisVersion), nice },
     async usedMemory() {
       const memory = await redis.info('memory');
       return Number(/used_memory:(\d+)/.exec(memory)?.[1] ?? 0);
@@ -32,11 +33,49 @@ export async function startBench() {
         cursor = next;
       } while (cursor !== '0');
     },
+    /**
+     * cloneQueue copies every key of one queue to another queue's names (COPY):
+     * a deep queue filled once serves several measurements as if each had
+     * filled its own.
+     */
+    async cloneQueue(fromPrefix, toPrefix) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(
+          cursor,
+          'MATCH',
+          `${fromPrefix.replace(/[?*[\]\\]/g, '\\$&')}:*`,
+          'COUNT',
+          1000,
+        );
+        for (const key of keys) await redis.copy(key, toPrefix + key.slice(fromPrefix.length));
+        cursor = next;
+      } while (cursor !== '0');
+    },
     async stop() {
       await redis.quit();
       await server.stop();
     },
   };
+}
+
+/**
+ * reniceRedis gives the embedded Redis the priority BENCH_RENICE names (a
+ * nice value; negative ones need root): on a machine other processes share,
+ * Redis then loses its core less often in the middle of a script. Returns the
+ * value set, or undefined.
+ */
+function reniceRedis(info) {
+  const wanted = process.env.BENCH_RENICE;
+  const pid = Number(/process_id:(\d+)/.exec(info)?.[1]);
+  if (wanted === undefined || wanted === '' || !pid) return undefined;
+  try {
+    setPriority(pid, Number(wanted));
+    return Number(wanted);
+  } catch (error) {
+    console.warn(`BENCH_RENICE: could not renice Redis (${error.message})`);
+    return undefined;
+  }
 }
 
 /** machineFacts describes where a measurement ran: date, machine, Node and Redis versions. */

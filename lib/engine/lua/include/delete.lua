@@ -1,5 +1,5 @@
--- delete: steps 2 to 7 of semantics 3.3 as one function. Needs the task,
--- has and index includes.
+-- delete: steps 2 to 7 of semantics 3.3 as one function, and the outcome of
+-- a task it deletes. Needs the task, has, index and outcome includes.
 --
 -- request.now        the engine's clock, ms
 -- request.id         the copy's object id
@@ -14,9 +14,15 @@
 -- request.sync       the copy's sync when it is not empty, or nil
 -- request.root_id    the copy's root object id, or nil
 -- request.token      the copy's core token, or nil
+-- request.outcome    JSON object text of the outcome's fields the engine adds (result, startedAt, log), or nil
+-- request.retention  how long the outcome is kept (ms; 0: not kept)
+-- request.outcome_most  how many outcomes the queue keeps at most
+-- request.children   the tasks its handler spawned, { task JSON, due ms, tick+1 ms, check ms } each, or nil
 --
 -- Returns 1 (deleted), 2 (requeued), or an error reply: TASK_NOT_FOUND,
--- TASK_OUTDATED, TASK_CRON, all before the first write.
+-- TASK_OUTDATED, TASK_CRON, all before the first write. Counts the children
+-- gate templates emitted in ctx.emitted, and a requeue that halts the task in
+-- ctx.halted.
 
 -- gates: gate accounting (step 5), built on first use
 local gates_module = nil
@@ -36,6 +42,7 @@ local function gates()
     }
     store_task(child_id, child)
     reindex(child_id, nil, child, ctx)
+    ctx.emitted = ctx.emitted + 1
   end
 
   -- account flips the keys of every gate template matched by the copy's gate
@@ -121,11 +128,39 @@ local function delete(request, ctx)
     if outdated ~= nil then return outdated end
   end
 
+  if request.requeue and not request.defer_ok then
+    return redis.error_reply(E_TASK_CRON .. ' delete: the copy\'s cron "' .. LABEL_DEFER .. '" is not a duration')
+  end
+
+  -- The tasks its handler spawned join the queue now, in this step: a leaf
+  -- with a root of patterns needs room first (as create checks).
+  local children = nil
+  if request.children ~= nil then
+    for _, entry in ipairs(request.children) do
+      entry.task = decode_task(entry[1])
+      if entry.task ~= nil and shape_of(entry.task).leaf and not roots().room_for(entry.task.root) then
+        return redis.error_reply(E_TASK_LIMIT .. ' delete: a spawned task has a root of patterns, and the queue has '
+          .. WILD_ROOTS_MOST .. ' such roots already')
+      end
+    end
+    children = {}
+    for _, entry in ipairs(request.children) do
+      if entry.task ~= nil then
+        local child_id = new_id(ctx.now)
+        entry.task.core = entry.task.core or {}
+        entry.task.core[LABEL_OBJECT] = child_id
+        store_task(child_id, entry.task)
+        ctx.due_ms, ctx.tick_p1_ms = tonumber(entry[2]), tonumber(entry[3])
+        reindex(child_id, nil, entry.task, ctx)
+        ctx.due_ms, ctx.tick_p1_ms = nil, nil
+        if tonumber(entry[4]) then redis.call('ZADD', K['ticker-check'], entry[4], child_id) end
+        children[#children + 1] = child_id
+      end
+    end
+  end
+
   -- Step 4: a paging or deferring copy is requeued, once its @defer is readable.
   if request.requeue then
-    if not request.defer_ok then
-      return redis.error_reply(E_TASK_CRON .. ' delete: the copy\'s cron "' .. LABEL_DEFER .. '" is not a duration')
-    end
     -- Step 7, requeue: the stored core without owner, one more cycle; the rest from the copy.
     local requeued = with_core(request.requeued, copy_map(stored.core))
     requeued.core[LABEL_WORKER] = nil
@@ -163,7 +198,12 @@ local function delete(request, ctx)
   -- Step 7: delete, from the record as steps 5 and 6 may have left it.
   local current = stored
   if touched[id] then current = load_task(id) end
+  ctx.finished = id
+  release_followers(id, ctx)
   if current ~= nil then remove_task(id, current, ctx) end
+  ctx.finished = nil
+  record_outcome(id, outcome_json(id, 'completed', stored, request.now, request.outcome, children), request.now,
+    request.retention, request.outcome_most)
   return 1
 end
 
@@ -176,7 +216,7 @@ local function optional_map(json)
 end
 
 -- DELETE_ARGUMENTS: how many arguments delete_request reads
-local DELETE_ARGUMENTS = 13
+local DELETE_ARGUMENTS = 17
 
 -- delete_request reads a delete's arguments from ARGV[first] on (`now`: the
 -- instant, when the caller has read it already)
@@ -199,5 +239,9 @@ local function delete_request(first, now)
     sync = optional_map(ARGV[first + 10]),
     root_id = ARGV[first + 11] ~= '' and ARGV[first + 11] or nil,
     token = ARGV[first + 12] ~= '' and ARGV[first + 12] or nil,
+    outcome = ARGV[first + 13] ~= '' and ARGV[first + 13] or nil,
+    retention = tonumber(ARGV[first + 14]),
+    outcome_most = tonumber(ARGV[first + 15]),
+    children = ARGV[first + 16] ~= '' and cjson.decode(ARGV[first + 16]) or nil,
   }
 end

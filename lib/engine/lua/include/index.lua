@@ -358,8 +358,10 @@ local function reindex_pools(id, old, new, os, ns, ctx)
       if new_owner ~= nil then
         count_owner(new_owner, 1, ctx)
         redis.call('HSET', K['holders'], id, new_owner)
+        redis.call('HSET', K['claimed'], id, ctx.now) -- status: owned since
       else
         redis.call('HDEL', K['holders'], id)
+        redis.call('HDEL', K['claimed'], id)
       end
     end
   end
@@ -475,6 +477,9 @@ local function reindex(id, old, new, ctx)
   local new_halted = ns ~= nil and ns.halted
   if old_halted ~= new_halted then
     if new_halted then redis.call('ZADD', K['halted'], 0, id) else redis.call('ZREM', K['halted'], id) end
+    -- a stored task the circuit breaker now holds (for the metrics; a new or
+    -- re-indexed record is not a change of state)
+    if new_halted and os ~= nil then ctx.halted = ctx.halted + 1 end
   end
 
   local old_broadcast = os ~= nil and os.broadcast
@@ -513,10 +518,26 @@ local function reindex(id, old, new, ctx)
   reindex_pools(id, old, new, os, ns, ctx)
 end
 
--- remove_task deletes a stored task and all its index entries
+-- remove_task deletes a stored task and all its index entries. Its waiters
+-- hear of it: with its outcome (the script records one and sets ctx.finished
+-- to its id), or that it left the queue without one.
 local function remove_task(id, task, ctx)
   reindex(id, task, nil, ctx)
   redis.call('HDEL', K['tasks'], id)
+  redis.call('HDEL', K['attempts'], id)
+  if ctx.finished ~= id then redis.call(SIGNAL_PUBLISH, K['watch'] .. ':' .. id, '{"r":1}') end
+  -- tasks held after it that its completion did not release (it left the
+  -- queue otherwise) are dropped; cancel records theirs as cancelled first
+  if ctx.followers == nil then ctx.followers = redis.call('EXISTS', K['followers']) == 1 end
+  if ctx.followers then
+    local members = redis.call('ZRANGEBYLEX', K['followers'], '[' .. id .. '\0', '[' .. id .. '\0\255', 'LIMIT', 0, 100)
+    for _, member in ipairs(members) do
+      local follower = string.sub(member, #id + 2)
+      redis.call('ZREM', K['followers'], member)
+      redis.call('HDEL', K['held'], follower)
+      redis.call(SIGNAL_PUBLISH, K['watch'] .. ':' .. follower, '{"r":1}')
+    end
+  end
 end
 
 -- ctx.owners      changes of the owners counts not yet written (see finish)
@@ -524,8 +545,10 @@ end
 -- ctx.events      events for the `events` stream (note_event), written by finish
 -- ctx.op          'delete', 'expire' or nil: what the script does (note_event)
 -- ctx.quiet       true: no events (repair indexes every task anew)
+-- ctx.halted      stored tasks the circuit breaker came to hold (reported to the engine's metrics)
+-- ctx.emitted     children emitted by templates (ticker, gate accounting; the same)
 local function new_context(now_ms)
-  return { now = now_ms, claimable = {}, owners = {}, events = {} }
+  return { now = now_ms, claimable = {}, owners = {}, events = {}, halted = 0, emitted = 0 }
 end
 
 -- js_key writes a worker id so that byte order is JavaScript's string order

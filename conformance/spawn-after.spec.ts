@@ -1,0 +1,184 @@
+import {
+  TaskLimitError,
+  TaskNotFoundError,
+  TaskCronError,
+  TaskMetaEmptyError,
+} from '../lib/errors.js';
+import { Label } from '../lib/task/label.js';
+import type { Task } from '../lib/task/task.js';
+import { idOf, next, signal, useWorkerQueue } from './harness/worker.js';
+
+// context.spawn(task): follow-up work created by a running handler joins the
+// queue in the step that completes its parent, never for a parent that fails.
+// create(task, { after }): a task held until another completes.
+
+const everything: Task = { meta: { '*': '*' } };
+
+describe('context.spawn', () => {
+  const queue = useWorkerQueue();
+
+  it('keeps spawned tasks out of the queue until the parent completes, then stores them in the same step', async () => {
+    const q = queue();
+    const eon = q.live('eon');
+    const spawnedOnce = signal();
+    const release = signal();
+    const worker = q.worker(eon, [
+      {
+        filter: (task) => task.meta?.['k'] === 'parent',
+        ensure: async (_task, context) => {
+          context.spawn({ meta: { k: 'child', n: '1' } });
+          context.spawn({ meta: { k: 'child', n: '2' } });
+          spawnedOnce.resolve();
+          await release.promise;
+        },
+      },
+    ]);
+    await worker.start();
+    const parent = await eon.create({ meta: { k: 'parent' } });
+    await spawnedOnce.promise;
+    expect(await eon.lister({ meta: { k: 'child' } })).toEqual([]);
+    const outcome = eon.wait(idOf(parent));
+    release.resolve();
+    const { children, state } = await outcome;
+    expect(state).toBe('completed');
+    const stored = await eon.lister({ meta: { k: 'child' } });
+    expect(stored.map((task) => task.meta?.['n'])).toEqual(['1', '2']);
+    expect(children).toEqual(stored.map(idOf));
+    expect(await eon.exists({ meta: { k: 'parent' } })).toBe(false);
+  });
+
+  it('never stores what a failed parent spawned', async () => {
+    const q = queue();
+    const eon = q.live('eon');
+    const worker = q.worker(eon, [
+      {
+        filter: () => true,
+        ensure: (_task, context) => {
+          context.spawn({ meta: { k: 'child' } });
+          return Promise.reject(new Error('parent failed'));
+        },
+      },
+    ]);
+    const failed = next(worker, 'task:failed', 3_000);
+    await worker.start();
+    await eon.create({ meta: { k: 'parent' } });
+    await failed;
+    await worker.stop();
+    expect(await eon.lister(everything)).toHaveLength(1); // the parent, until its lease ends
+    expect(await eon.exists({ meta: { k: 'child' } })).toBe(false);
+  });
+
+  it('throws create’s errors at spawn, and TaskLimitError beyond 100 tasks a run', async () => {
+    const q = queue();
+    const eon = q.live('eon');
+    const errors: unknown[] = [];
+    const worker = q.worker(eon, [
+      {
+        filter: (task) => task.meta?.['k'] === 'parent',
+        ensure: (_task, context) => {
+          for (const bad of [{}, { meta: { k: 'x' }, cron: { [Label.Every]: 'never' } }]) {
+            try {
+              context.spawn(bad);
+            } catch (error) {
+              errors.push(error);
+            }
+          }
+          try {
+            for (let n = 0; n <= 100; n++) context.spawn({ meta: { n: String(n) } });
+          } catch (error) {
+            errors.push(error);
+          }
+          return Promise.resolve();
+        },
+      },
+    ]);
+    await worker.start();
+    const outcome = await eon.run({ meta: { k: 'parent' } }, { timeout: 3_000 });
+    expect(errors.map((error) => (error as Error).constructor)).toEqual([
+      TaskMetaEmptyError,
+      TaskCronError,
+      TaskLimitError,
+    ]);
+    expect(outcome.children).toHaveLength(100);
+  });
+});
+
+describe('create(task, { after })', () => {
+  const queue = useWorkerQueue();
+
+  it('holds the task until its predecessor completes, then it joins the queue in that step', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const first = await eon.create({ meta: { k: 'a' } });
+    const second = await eon.create({ meta: { k: 'b' } }, { after: idOf(first) });
+    expect(await eon.status(idOf(second))).toEqual({
+      id: idOf(second),
+      state: 'held',
+      task: second,
+      after: idOf(first),
+    });
+    expect(await eon.exists({ meta: { k: 'b' } })).toBe(false);
+    const claimed = (await eon.search()) as Task;
+    expect(idOf(claimed)).toBe(idOf(first));
+    expect(await eon.search()).toBeUndefined(); // b is not claimable yet
+    await eon.delete(claimed);
+    expect(await eon.status(idOf(second))).toMatchObject({ state: 'queued' });
+    expect(idOf(await eon.search())).toBe(idOf(second));
+  });
+
+  it('releases at once after a task that completed, and refuses one that is unknown or did not complete', async () => {
+    const eon = queue().engine('eon');
+    const done = await eon.create({ meta: { k: 'a' } });
+    await eon.delete((await eon.search()) as Task);
+    const follower = await eon.create({ meta: { k: 'b' } }, { after: idOf(done) });
+    expect(await eon.status(idOf(follower))).toMatchObject({ state: 'queued' });
+
+    const cancelled = await eon.create({ meta: { k: 'c' } });
+    await eon.cancel(idOf(cancelled));
+    await expect(
+      eon.create({ meta: { k: 'd' } }, { after: idOf(cancelled) }),
+    ).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(
+      eon.create({ meta: { k: 'd' } }, { after: '1697760001000-000000000042' }),
+    ).rejects.toBeInstanceOf(TaskNotFoundError);
+    expect(await eon.exists({ meta: { k: 'd' } })).toBe(false);
+  });
+
+  it('cancels the held tasks with their predecessor, and a held task alone', async () => {
+    const eon = queue().engine('eon');
+    const first = await eon.create({ meta: { k: 'a' } });
+    const second = await eon.create({ meta: { k: 'b' } }, { after: idOf(first) });
+    const third = await eon.create({ meta: { k: 'c' } }, { after: idOf(first) });
+    expect(await eon.cancel(idOf(third))).toBe(true);
+    expect(await eon.status(idOf(third))).toMatchObject({ state: 'cancelled' });
+    await eon.cancel(idOf(first));
+    expect(await eon.status(idOf(second))).toMatchObject({
+      state: 'cancelled',
+      outcome: { error: { code: 'TASK_CANCELLED' } },
+    });
+  });
+
+  it('drops the held tasks of a predecessor that leaves the queue without completing', async () => {
+    const q = queue();
+    const eon = q.engine('eon', { cleanup: 1_000 });
+    const first = await eon.create({ meta: { k: 'a' } });
+    const second = await eon.create({ meta: { k: 'b' } }, { after: idOf(first) });
+    q.clock.advance(1_001);
+    await eon.expire();
+    expect(await eon.status(idOf(second))).toBeUndefined();
+    expect(await q.redis.exists(`${q.prefix}:held`, `${q.prefix}:followers`)).toBe(0);
+  });
+
+  it('refuses cron and gate templates after another task, and more than 100 held after one', async () => {
+    const eon = queue().engine('eon');
+    const first = await eon.create({ meta: { k: 'a' } });
+    await expect(
+      eon.create({ cron: { [Label.Every]: 'hour' }, meta: { k: 't' } }, { after: idOf(first) }),
+    ).rejects.toBeInstanceOf(TaskCronError);
+    for (let n = 0; n < 100; n++)
+      await eon.create({ meta: { n: String(n) } }, { after: idOf(first) });
+    await expect(eon.create({ meta: { k: 'x' } }, { after: idOf(first) })).rejects.toBeInstanceOf(
+      TaskLimitError,
+    );
+  });
+});

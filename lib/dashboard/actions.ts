@@ -1,0 +1,107 @@
+// The actions: delete a task with bypass, reset its cycles, create a task.
+// Each answers a POST that passed the write and CSRF checks (routes.ts) and
+// redirects to a page that shows the result; a mistake comes back as a page
+// saying what was wrong.
+import { RescueError, TaskNotFoundError } from '../errors.js';
+import { Label } from '../task/label.js';
+import type { Task } from '../task/task.js';
+import { html } from './html.js';
+import type { PageDeps } from './pages/deps.js';
+import { createPage } from './pages/create.js';
+import { readTask } from './pages/task.js';
+import { taskPath } from './paths.js';
+import { idOf } from './task-facts.js';
+import { notice, type Page } from './views/layout.js';
+
+/** ActionResult is where to go next, or a page to show. */
+export type ActionResult = { readonly redirect: string } | { readonly page: Page };
+
+/** The longest task text the create form takes (the engine limits the task itself). */
+const createTextMost = 1_048_576;
+
+function gone(id: string): ActionResult {
+  return {
+    page: {
+      name: 'tasks',
+      title: 'Task not found',
+      status: 404,
+      content: html`<h1>Task <code>${id}</code></h1>
+        ${notice('info', 'There is no such task (any more): nothing was changed.')}`,
+    },
+  };
+}
+
+function refused(error: RescueError): ActionResult {
+  return {
+    page: {
+      name: 'tasks',
+      title: 'Refused',
+      status: 400,
+      content: notice('error', `The engine refused: ${error.message}`),
+    },
+  };
+}
+
+/**
+ * deleteAction deletes a task whatever its owner (bypass). A paging value is
+ * left out of the copy, so the task is deleted rather than requeued; a
+ * trigger task's delete counts toward its gate templates, as any delete does.
+ */
+export async function deleteAction(deps: PageDeps, id: string): Promise<ActionResult> {
+  const task = await readTask(deps, id);
+  if (task === undefined) return gone(id);
+  const sync = Object.fromEntries(
+    Object.entries(task.sync ?? {}).filter(([key]) => key !== Label.Paging),
+  );
+  const copy: Task = { ...task, core: { ...task.core, [Label.Bypass]: 'true' }, sync };
+  try {
+    await deps.engine.delete(copy);
+  } catch (error) {
+    if (error instanceof TaskNotFoundError) return gone(id);
+    if (error instanceof RescueError) return refused(error);
+    throw error;
+  }
+  deps.feed.poke();
+  return { redirect: `${deps.context.base}/tasks?done=deleted` };
+}
+
+/** cyclesAction resets a task's cycles and owner (engine.cycles): a halted task is offered again. */
+export async function cyclesAction(deps: PageDeps, id: string): Promise<ActionResult> {
+  const task = await readTask(deps, id);
+  if (task === undefined) return gone(id);
+  try {
+    await deps.engine.cycles(task);
+  } catch (error) {
+    if (error instanceof TaskNotFoundError) return gone(id);
+    if (error instanceof RescueError) return refused(error);
+    throw error;
+  }
+  deps.feed.poke();
+  return { redirect: `${taskPath(deps.context, id)}?done=reset` };
+}
+
+/** createAction creates the task the form's JSON describes. */
+export async function createAction(deps: PageDeps, text: string): Promise<ActionResult> {
+  if (text.length > createTextMost)
+    return {
+      page: createPage(deps.context, '', `The task is longer than ${createTextMost} characters.`),
+    };
+  let task: unknown;
+  try {
+    task = JSON.parse(text);
+  } catch (error) {
+    return {
+      page: createPage(deps.context, text, `This is not JSON: ${(error as Error).message}`),
+    };
+  }
+  let created: Task;
+  try {
+    created = await deps.engine.create(task as Task);
+  } catch (error) {
+    if (error instanceof RescueError)
+      return { page: createPage(deps.context, text, `The engine refused: ${error.message}`) };
+    throw error;
+  }
+  deps.feed.poke();
+  return { redirect: `${taskPath(deps.context, idOf(created))}?done=created` };
+}

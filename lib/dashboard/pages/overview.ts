@@ -1,0 +1,191 @@
+// The overview: counts by state (engine.stats()), the oldest claimable task,
+// the queue over the last minutes, owners, and claimable tasks nobody takes.
+import type { QueueStats } from '../../engine/stats.js';
+import { html, type Html } from '../html.js';
+import type { LiveFeed } from '../live.js';
+import { bucketMs } from '../throughput.js';
+import { chart } from '../views/chart.js';
+import { count, duration } from '../views/format.js';
+import { notice, type Page } from '../views/layout.js';
+import { taskPath, tasksPath } from '../paths.js';
+import type { PageDeps } from './deps.js';
+
+/** How much of the feed's history the charts show. */
+const chartSpanMs = 10 * 60_000;
+/** The counts the queue's chart draws. */
+const queueSeries = ['claimable', 'owned', 'waiting', 'halted'] as const;
+/** The event kinds the throughput table counts, and those its chart draws. */
+const throughputKinds = ['completed', 'created', 'claimed', 'failed', 'revoked'] as const;
+const throughputSeries = ['completed', 'created'] as const;
+/** The windows of the throughput table, ms. */
+const throughputWindows = [60_000, 5 * 60_000, 15 * 60_000] as const;
+
+export async function overviewPage(deps: PageDeps): Promise<Page> {
+  const { engine, feed, context } = deps;
+  let stats: QueueStats;
+  try {
+    stats = await engine.stats();
+  } catch (error) {
+    return {
+      name: 'overview',
+      title: 'Overview',
+      status: 503,
+      content: notice('error', `The queue cannot be read now: ${(error as Error).name}`),
+    };
+  }
+  const card = (label: string, value: number, state: string | undefined, stat: string): Html => {
+    const figure = html`<span class="figure" data-stat="${stat}">${count(value)}</span>`;
+    return html`<li class="card">
+      ${state === undefined ? figure : html`<a href="${tasksPath(context, state)}">${figure}</a>`}
+      <span class="label">${label}</span>
+    </li>`;
+  };
+  const oldest = stats.oldestClaimable;
+  return {
+    name: 'overview',
+    title: 'Overview',
+    refreshEvery: 10_000,
+    content: html`
+      ${feed.failure === undefined ? '' : notice('error', `Sampling failed: ${feed.failure}`)}
+      <h1>Overview</h1>
+      <ul class="cards">
+        ${card('tasks', stats.tasks, 'all', 'tasks')}
+        ${card('claimable', stats.claimable, 'claimable', 'claimable')}
+        ${card('owned', stats.owned, 'owned', 'owned')}
+        ${card(`waiting (${count(stats.due)} due)`, stats.waiting, 'waiting', 'waiting')}
+        ${card('halted', stats.halted, 'halted', 'halted')}
+        ${card('cron templates', stats.cronTemplates, 'cron', 'cronTemplates')}
+        ${card('gate templates', stats.gateTemplates, 'gate', 'gateTemplates')}
+        ${card('broadcast', stats.broadcast, 'broadcast', 'broadcast')}
+        ${card('live workers', stats.workers, undefined, 'workers')}
+      </ul>
+      <section class="oldest">
+        <h2>Oldest claimable task</h2>
+        ${
+          oldest === undefined
+            ? html`<p class="none" data-stat="oldest">nothing is claimable</p>`
+            : html`<p>
+                <a href="${taskPath(context, oldest.id)}"><code>${oldest.id}</code></a
+                >, waiting
+                <strong data-stat="oldest">${duration(oldest.ageMs)}</strong>
+              </p>`
+        }
+      </section>
+      <section class="history">
+        <h2>The last minutes</h2>
+        ${chart(
+          feed.samples().map((sample) => ({ at: sample.at, values: { ...sample } })),
+          queueSeries,
+          chartSpanMs,
+          'tasks by state',
+        )}
+      </section>
+      <section class="throughput">
+        <h2>Throughput</h2>
+        ${throughput(feed, stats.at.getTime())}
+      </section>
+      <section class="owners">
+        <h2>Owners</h2>
+        ${owners(stats)}
+      </section>
+      <section class="unmatched">
+        <h2>Claimable tasks nobody takes</h2>
+        ${unmatched(deps, stats)}
+      </section>
+    `,
+  };
+}
+
+function owners(stats: QueueStats): Html {
+  if (stats.ownerCount === 0) return html`<p class="none">No worker owns a task.</p>`;
+  return html`<table>
+      <thead>
+        <tr>
+          <th>worker</th>
+          <th class="number">tasks owned</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${stats.owners.map(
+          (owner) =>
+            html`<tr>
+              <td><code>${owner.worker}</code></td>
+              <td class="number">${count(owner.tasks)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${
+      stats.owners.length < stats.ownerCount
+        ? html`<p class="note">${stats.owners.length} of ${stats.ownerCount} owners shown.</p>`
+        : ''
+    }`;
+}
+
+function unmatched({ context }: PageDeps, stats: QueueStats): Html {
+  const { checked, count: found, ids } = stats.unmatched;
+  if (found === 0)
+    return html`<p class="none">
+      Every one of the ${checked} oldest claimable tasks matches a live worker's handlers.
+    </p>`;
+  return html`<p>
+      <strong data-stat="unmatched">${found}</strong> of the ${checked} oldest claimable tasks match
+      no live worker's handler labels:
+    </p>
+    <ul class="ids">
+      ${ids.map(
+        (id) =>
+          html`<li>
+            <a href="${taskPath(context, id)}"><code>${id}</code></a>
+          </li>`,
+      )}
+    </ul>`;
+}
+
+/** throughput writes how many events of each kind the last minutes brought, and a chart of them. */
+function throughput(feed: LiveFeed, nowMs: number): Html {
+  const counted = feed.throughput;
+  const since = counted.since;
+  if (since === undefined)
+    return html`<p class="none">
+      Counting starts with the dashboard's first read of the queue's events.
+    </p>`;
+  const countedMs = nowMs - since;
+  const cell = (kind: string, windowMs: number): Html => {
+    const events = counted.total(kind, nowMs - windowMs);
+    const perMinute = events / (Math.min(windowMs, Math.max(countedMs, bucketMs)) / 60_000);
+    return html`<td class="number" data-throughput="${kind}-${windowMs / 60_000}">
+      ${count(events)} <span class="rate">(${perMinute.toFixed(1)}/min)</span>
+    </td>`;
+  };
+  return html`<table class="throughput">
+      <thead>
+        <tr>
+          <th>events</th>
+          ${throughputWindows.map((windowMs) => html`<th class="number">last ${duration(windowMs)}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${throughputKinds.map(
+          (kind) =>
+            html`<tr>
+              <th scope="row"><span class="event ${kind}">${kind}</span></th>
+              ${throughputWindows.map((windowMs) => cell(kind, windowMs))}
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    <p class="note">
+      Counted from the queue's event stream (<code>engine.events()</code>) in buckets of
+      ${duration(bucketMs)}, since ${new Date(since).toISOString()} (${duration(countedMs)} ago); a
+      window longer than that counts only since then.
+    </p>
+    ${chart(
+      counted
+        .series(throughputSeries, nowMs - chartSpanMs, nowMs)
+        .filter((point) => point.at >= since - bucketMs),
+      throughputSeries,
+      chartSpanMs,
+      `events per ${duration(bucketMs)}`,
+    )}`;
+}

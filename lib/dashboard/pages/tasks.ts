@@ -1,0 +1,110 @@
+// The tasks page: one state's tasks that match a label query, a page at a
+// time (engine.tasks()); the filter form stays put while the list refreshes.
+import { taskStates, type TaskPage, type TaskState } from '../../engine/page.js';
+import { RescueError } from '../../errors.js';
+import { html } from '../html.js';
+import { parseQuery, QueryTextError } from '../query.js';
+import { notice, type Page } from '../views/layout.js';
+import { taskTable } from '../views/task-row.js';
+import type { PageDeps } from './deps.js';
+
+/** How many tasks a page of the list shows. */
+export const tasksPerPage = 50;
+
+export interface TasksRequest {
+  readonly state: string | undefined;
+  readonly query: string | undefined;
+  readonly cursor: string | undefined;
+  /** a message code of an action that led here (`deleted`) */
+  readonly done: string | undefined;
+}
+
+const doneMessages: Record<string, string> = {
+  deleted: 'The task was deleted.',
+};
+
+export async function tasksPage(deps: PageDeps, request: TasksRequest): Promise<Page> {
+  const { engine, context } = deps;
+  const state: TaskState = (taskStates as readonly string[]).includes(request.state ?? '')
+    ? (request.state as TaskState)
+    : 'all';
+  const queryText = request.query ?? '';
+  const controls = html`<form class="filter" method="get" action="${context.base}/tasks">
+    <label
+      >state
+      <select name="state">
+        ${taskStates.map(
+          (name) =>
+            html`<option value="${name}" ${name === state ? html`selected` : ''}>${name}</option>`,
+        )}
+      </select>
+    </label>
+    <label class="query"
+      >label query
+      <input
+        type="search"
+        name="query"
+        value="${queryText}"
+        placeholder="kind=mail core.task.rescue.io/worker=* (map.key=value; meta by default) or JSON"
+        autocomplete="off"
+      />
+    </label>
+    <button type="submit">Filter</button>
+    ${context.write ? html`<a class="button" href="${context.base}/create">Create a task</a>` : ''}
+  </form>`;
+  const done = request.done === undefined ? undefined : doneMessages[request.done];
+  let page: TaskPage;
+  try {
+    const query = parseQuery(queryText);
+    page = await engine.tasks({
+      state,
+      limit: tasksPerPage,
+      ...(query === undefined ? {} : { query }),
+      ...(request.cursor === undefined || request.cursor === '' ? {} : { cursor: request.cursor }),
+    });
+  } catch (error) {
+    if (!(
+      error instanceof QueryTextError ||
+      error instanceof RescueError ||
+      error instanceof TypeError
+    ))
+      throw error;
+    return {
+      name: 'tasks',
+      title: 'Tasks',
+      status: 400,
+      controls,
+      content: notice('error', `This query cannot be used: ${error.message}`),
+    };
+  }
+  const next = new URLSearchParams({ state });
+  if (queryText !== '') next.set('query', queryText);
+  const first = `${context.base}/tasks?${next.toString()}`;
+  if (page.cursor !== undefined) next.set('cursor', page.cursor);
+  return {
+    name: 'tasks',
+    title: 'Tasks',
+    controls,
+    content: html`
+      ${done === undefined ? '' : notice('ok', done)}
+      <h1>Tasks <span class="subtitle">${state}</span></h1>
+      ${taskTable(context, page.tasks, 'No task on this page.')}
+      <nav class="pages">
+        ${
+          request.cursor === undefined || request.cursor === ''
+            ? ''
+            : html`<a href="${first}">First page</a>`
+        }
+        ${
+          page.cursor === undefined
+            ? html`<span class="end">end of the list</span>`
+            : html`<a rel="next" href="${context.base}/tasks?${next.toString()}">Next page</a>`
+        }
+      </nav>
+      <p class="note">
+        A page reads at most 1,000 index entries, so a query that skips most tasks may show a short
+        page with a next one.
+      </p>
+    `,
+  };
+}

@@ -1,0 +1,55 @@
+#!lua flags=allow-oom
+--[[ cancel: stop a task, wherever it stands (engine.cancel, lib/engine/cancel.ts).
+  The task is removed with every index entry: one nobody claimed never runs;
+  one a worker runs is revoked (its owner's extend and delete find it gone)
+  and the workers hear on the control channel which task to stop, so its
+  handler's signal aborts at once. Its outcome is `cancelled`, and so is that
+  of each task held after it (created with `after`). A held task is taken out
+  of the hold.
+
+  KEYS     every key of the queue
+  ARGV[1]  now_ms
+  ARGV[2]  id
+  ARGV[3]  fields     JSON object of the outcome's fields (the error that says who cancelled it)
+  ARGV[4]  retention  how long the outcome is kept, ms (0: not kept)
+  ARGV[5]  most       how many outcomes the queue keeps at most
+  ARGV[6]  request    the idempotent request (include/request.lua)
+
+  Returns  1 when cancelled, 0 when it had finished already (its outcome is kept)
+  Errors   TASK_NOT_FOUND when the queue neither has the task nor keeps its outcome
+]]
+--- @include "task"
+--- @include "request"
+--- @include "has"
+--- @include "roots"
+--- @include "index"
+--- @include "outcome"
+
+local kept = replayed(ARGV[6])
+if kept ~= nil then return tonumber(kept) end
+local now = tonumber(ARGV[1])
+local id = ARGV[2]
+local retention, most = tonumber(ARGV[4]), tonumber(ARGV[5])
+local task = load_task(id)
+if task == nil then
+  -- a task held after another is taken out of the hold
+  local held = take_held(id)
+  if held ~= nil then
+    record_outcome(id, outcome_json(id, 'cancelled', held, now, ARGV[3], nil), now, retention, most)
+    remember(ARGV[6], now, '1')
+    return 1
+  end
+  if redis.call('HEXISTS', K['outcomes'], id) == 1 then return 0 end
+  return redis.error_reply(E_TASK_NOT_FOUND .. ' cancel: task ' .. id .. ' is not in the queue')
+end
+local ctx = new_context(now)
+ctx.finished = id
+cancel_followers(id, now, retention, most)
+remove_task(id, task, ctx)
+record_outcome(id, outcome_json(id, 'cancelled', task, now, ARGV[3], nil), now, retention, most)
+-- whoever runs it stops (a broadcast task may run on every worker)
+local owner = owner_of(task)
+redis.call(SIGNAL_PUBLISH, K['control'], '{"c":"' .. id .. '","w":' .. cjson.encode(owner or '') .. '}')
+finish(ctx)
+remember(ARGV[6], now, '1')
+return 1

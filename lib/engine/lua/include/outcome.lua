@@ -1,0 +1,92 @@
+-- outcome: what became of a task that finished: completed (deleted by its
+-- owner), failed or timeout (halted by the circuit breaker after a failed
+-- attempt), cancelled. A record in `outcomes`, kept until its score in
+-- `outcome-expiry` (trimmed by expire, a batch at a time) and capped in count;
+-- and a message on the task's watch channel, `{"o": <outcome>}`, for those who
+-- wait for it. Needs the task include.
+
+-- outcome_json writes an outcome: the fields the queue knows, then `fields`,
+-- a JSON object text the engine built (result, error, startedAt, log), spliced
+-- in as text: a result's numbers reach the reader exactly as the handler gave
+-- them (cjson would round them to 14 digits)
+local function outcome_json(id, state, task, now, fields, children)
+  local parts = { '{"id":"', id, '","state":"', state, '","createdAt":', string.format('%d', creation_ms(id)),
+    ',"endedAt":', string.format('%d', now), ',"cycles":', format_count(task and cycles_of(task) or 0) }
+  local owner = task and owner_of(task)
+  if owner ~= nil then parts[#parts + 1] = ',"worker":' .. cjson.encode(owner) end
+  if children ~= nil and #children > 0 then parts[#parts + 1] = ',"children":' .. cjson.encode(children) end
+  if fields ~= nil and #fields > 2 then parts[#parts + 1] = ',' .. string.sub(fields, 2) else parts[#parts + 1] = '}' end
+  return table.concat(parts)
+end
+
+-- record_outcome keeps an outcome for `retention` ms (0: not kept), at most
+-- `most` records, and tells the task's waiters
+local function record_outcome(id, json, now, retention, most)
+  if retention > 0 and most > 0 then
+    redis.call('HSET', K['outcomes'], id, json)
+    redis.call('ZADD', K['outcome-expiry'], now + retention, id)
+    local over = redis.call('ZCARD', K['outcome-expiry']) - most
+    if over > 0 then
+      -- the records that would go first go now; a few per record written
+      -- (expire trims a larger excess, a batch at a time)
+      local popped = redis.call('ZPOPMIN', K['outcome-expiry'], math.min(over, 4))
+      for index = 1, #popped, 2 do redis.call('HDEL', K['outcomes'], popped[index]) end
+    end
+  elseif redis.call('HDEL', K['outcomes'], id) == 1 then
+    redis.call('ZREM', K['outcome-expiry'], id) -- an older outcome must not answer for this one
+  end
+  redis.call(SIGNAL_PUBLISH, K['watch'] .. ':' .. id, '{"o":' .. json .. '}')
+end
+
+-- halted_outcome records the outcome of a task the circuit breaker just
+-- halted: its last failed attempt's (failed or timeout), else failed
+local function halted_outcome(id, task, now, retention, most)
+  local attempt = redis.call('HGET', K['attempts'], id)
+  local state, fields = 'failed', nil
+  if attempt then state, fields = string.match(attempt, '^([a-z]+)|%d+|(.*)$') end
+  record_outcome(id, outcome_json(id, state or 'failed', task, now, fields, nil), now, retention, most)
+end
+
+-- FOLLOWERS_MOST: how many tasks may be held after one task (each is released
+-- by the script that completes it)
+local FOLLOWERS_MOST = 100
+
+local function followers_of(id)
+  return redis.call('ZRANGEBYLEX', K['followers'], '[' .. id .. '\0', '[' .. id .. '\0\255', 'LIMIT', 0, FOLLOWERS_MOST)
+end
+
+-- take_held removes a held task and returns it, with its due ms (or nil)
+local function take_held(follower)
+  local held = redis.call('HGET', K['held'], follower)
+  if not held then return nil, nil end
+  redis.call('HDEL', K['held'], follower)
+  local predecessor, due, json = string.match(held, '^([^%z]*)%z([^%z]*)%z(.*)$')
+  if predecessor ~= nil then redis.call('ZREM', K['followers'], predecessor .. '\0' .. follower) end
+  return decode_stored(follower, json or ''), tonumber(due or '')
+end
+
+-- release_followers: the tasks held after a task that completed join the queue
+local function release_followers(id, ctx)
+  for _, member in ipairs(followers_of(id)) do
+    local follower = string.sub(member, #id + 2)
+    redis.call('ZREM', K['followers'], member)
+    local task, due = take_held(follower)
+    if task ~= nil then
+      store_task(follower, task)
+      ctx.due_ms = due
+      reindex(follower, nil, task, ctx)
+      ctx.due_ms = nil
+    end
+  end
+end
+
+-- cancel_followers: the tasks held after a task that was cancelled are cancelled too
+local function cancel_followers(id, now, retention, most)
+  local fields = '{"error":{"message":"cancelled with task ' .. id .. ', which it was created after","code":"'
+    .. E_TASK_CANCELLED .. '"}}'
+  for _, member in ipairs(followers_of(id)) do
+    local follower = string.sub(member, #id + 2)
+    local task = take_held(follower)
+    record_outcome(follower, outcome_json(follower, 'cancelled', task, now, fields, nil), now, retention, most)
+  end
+end

@@ -1,0 +1,20 @@
+#!lua flags=no-writes
+--[[ status: what the queue knows of one task, read at one instant: its
+  record, its outcome, when it was claimed, when it is due, its last failed
+  attempt, its hold (engine.status, lib/engine/status.ts).
+
+  KEYS     every key of the queue
+  ARGV[1]  id
+
+  Returns  { record, outcome, claimed ms, due ms, attempt, held }, '' for each the queue does not have
+  Errors   none
+]]
+local id = ARGV[1]
+return {
+  redis.call('HGET', K['tasks'], id) or '',
+  redis.call('HGET', K['outcomes'], id) or '',
+  redis.call('HGET', K['claimed'], id) or '',
+  redis.call('HGET', K['due'], id) or '',
+  redis.call('HGET', K['attempts'], id) or '',
+  redis.call('HGET', K['held'], id) or '',
+}

@@ -1,0 +1,33 @@
+#!lua flags=allow-oom
+--[[ withdraw: remove a task no worker has claimed, for `run`'s acceptTimeout
+  (lib/engine/wait.ts). The check and the removal are one step: the task
+  either was claimed (and runs) or is gone with every index entry, leaving no
+  outcome. Claimed means owned now, or owned once (cycles counted, a failed
+  attempt kept).
+
+  KEYS     every key of the queue
+  ARGV[1]  now_ms
+  ARGV[2]  id
+  ARGV[3]  request   the idempotent request (include/request.lua)
+
+  Returns  1 when removed, 0 when claimed or gone
+  Errors   none
+]]
+--- @include "task"
+--- @include "request"
+--- @include "has"
+--- @include "roots"
+--- @include "index"
+
+local kept = replayed(ARGV[3])
+if kept ~= nil then return tonumber(kept) end
+local id = ARGV[2]
+local task = load_task(id)
+if task == nil or owner_of(task) ~= nil or cycles_of(task) > 0 or redis.call('HEXISTS', K['attempts'], id) == 1 then
+  return 0
+end
+local ctx = new_context(tonumber(ARGV[1]))
+remove_task(id, task, ctx)
+finish(ctx)
+remember(ARGV[3], ctx.now, '1')
+return 1

@@ -1,0 +1,156 @@
+import { TaskCoreError } from '../errors.js';
+import { tryDecodeStored } from '../task/codec.js';
+import { describe } from '../task/describe.js';
+import { Gate, Label } from '../task/label.js';
+import { isObjectId } from '../task/object-id.js';
+import type { Task } from '../task/task.js';
+import { formatTime, tryParseTime } from '../task/time.js';
+import { assertOpen, readClock, type EngineContext } from './context.js';
+import { readOutcome, type Outcome, type OutcomeState } from './outcome.js';
+import { run } from './run.js';
+
+/**
+ * TaskState is where a task stands: in the queue (`queued`: claimable;
+ * `owned`: a worker has it; `waiting`: an exact or deferred task not yet due;
+ * `halted`: held by the circuit breaker; `template`: a cron or gate template;
+ * `held`: created `after` a task that has not completed yet), or finished
+ * (an outcome's state).
+ */
+export type TaskState =
+  'queued' | 'owned' | 'waiting' | 'halted' | 'template' | 'held' | OutcomeState;
+
+/**
+ * TaskStatus is what `engine.status(id)` tells: the state, the stored task
+ * while it is in the queue, and what belongs to the state.
+ *
+ *     { id, state: 'owned', task, worker: 'eon', since: '2023-10-20T00:00:02Z',
+ *       leaseEnd: '2023-10-20T00:00:32Z' }
+ *     { id, state: 'completed', outcome: { state: 'completed', result: 42, ... } }
+ */
+export interface TaskStatus {
+  id: string;
+  state: TaskState;
+  /** The task as stored, while it is in the queue (or held). */
+  task?: Task;
+  /** owned: the owner. */
+  worker?: string;
+  /** owned: when it was claimed (unknown after a repair). */
+  since?: string;
+  /** owned: when its lease ends. */
+  leaseEnd?: string;
+  /** waiting: when it becomes due. */
+  dueAt?: string;
+  /** held: the task whose completion releases it. */
+  after?: string;
+  /** Finished: its outcome. Halted: the outcome its halt recorded, while kept. */
+  outcome?: Outcome;
+  /** In the queue after a failed attempt: how that attempt ended (state failed or timeout). */
+  failure?: Outcome;
+}
+
+/** StatusReply is what the status script answers (status.lua). */
+type StatusReply = [
+  record: string,
+  outcome: string,
+  claimed: string,
+  due: string,
+  attempt: string,
+  held: string,
+];
+
+/** readId checks an object id argument (status, wait, cancel): TaskCoreError for anything else. */
+export function readId(id: unknown, operation: string): string {
+  if (typeof id !== 'string' || !isObjectId(id)) {
+    throw new TaskCoreError(`${operation}: the id must be an object id; got ${describe(id)}`);
+  }
+  return id;
+}
+
+/**
+ * taskStatus reads where a task stands, in one atomic read, or undefined
+ * when the queue neither has it nor keeps its outcome.
+ */
+export async function taskStatus(
+  context: EngineContext,
+  idArgument: unknown,
+): Promise<TaskStatus | undefined> {
+  assertOpen(context, 'status');
+  const id = readId(idArgument, 'status');
+  const nowMs = readClock(context.clock).getTime();
+  const reply = (await run(context, 'status', [id])) as StatusReply;
+  return statusFrom(id, reply, nowMs);
+}
+
+function statusFrom(id: string, reply: StatusReply, nowMs: number): TaskStatus | undefined {
+  const [record, outcomeJson, claimed, due, attempt, held] = reply;
+  const outcome = readOutcome(outcomeJson);
+  const task = tryDecodeStored(id, record === '' ? undefined : record);
+  const hold = /^([^\0]*)\0[^\0]*\0([\s\S]*)$/.exec(held);
+  const heldTask = hold === null ? undefined : tryDecodeStored(id, hold[2]);
+  if (task === undefined && hold !== null && heldTask !== undefined) {
+    return { id, state: 'held', task: heldTask, after: hold[1] ?? '' };
+  }
+  if (task === undefined)
+    return outcome === undefined ? undefined : { id, state: outcome.state, outcome };
+
+  const status: TaskStatus = { id, state: stateOf(task, due, nowMs), task };
+  if (status.state === 'owned') {
+    status.worker = task.core?.[Label.Worker] ?? '';
+    const claimedMs = Number(claimed);
+    if (claimed !== '' && Number.isFinite(claimedMs))
+      status.since = formatTime(new Date(claimedMs));
+    const leaseEnd = tryParseTime(task.core?.[Label.Expiry]);
+    if (leaseEnd !== undefined) status.leaseEnd = formatTime(leaseEnd);
+  }
+  if (status.state === 'waiting') status.dueAt = formatTime(new Date(Number(due)));
+  if (outcome !== undefined && status.state === 'halted') status.outcome = outcome;
+  const failure = readAttempt(id, attempt, task);
+  if (failure !== undefined) status.failure = failure;
+  return status;
+}
+
+function stateOf(task: Task, due: string, nowMs: number): TaskState {
+  const core = task.core ?? {};
+  if (core[Label.Worker] !== undefined && core[Label.Worker] !== '') return 'owned';
+  if (halted(task)) return 'halted';
+  if (task.cron?.[Label.Every] !== undefined) return 'template';
+  if (task.gate !== undefined && !Object.values(task.gate).includes(Gate.Trigger))
+    return 'template';
+  const dueMs = Number(due);
+  if (due !== '' && Number.isFinite(dueMs) && dueMs > nowMs) return 'waiting';
+  return 'queued';
+}
+
+/** halted: the circuit breaker holds the task (semantics 1.4). */
+export function halted(task: Task): boolean {
+  const cancel = task.core?.[Label.Cancel];
+  if (cancel === undefined || !/^[0-9]+$/.test(cancel) || Number(cancel) < 1) return false;
+  const cycles = task.core?.[Label.Cycles];
+  const count = cycles !== undefined && /^[0-9]+$/.test(cycles) ? Number(cycles) : 0;
+  return count >= Number(cancel);
+}
+
+/** readAttempt reads the last failed attempt (`<state>|<ended ms>|<fields>`) as an outcome of that state. */
+function readAttempt(id: string, attempt: string, task: Task): Outcome | undefined {
+  const match = /^(failed|timeout)\|(\d+)\|([\s\S]*)$/.exec(attempt);
+  if (match === null) return undefined;
+  const [, state = '', ended = '0', fields = '{}'] = match;
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(fields) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  const createdMs = Number(id.slice(0, 13));
+  const cycles = Number(task.core?.[Label.Cycles] ?? '0');
+  return readOutcome(
+    JSON.stringify({
+      ...parsed,
+      id,
+      state,
+      createdAt: createdMs,
+      endedAt: Number(ended),
+      cycles: Number.isSafeInteger(cycles) ? cycles : 0,
+    }),
+  );
+}

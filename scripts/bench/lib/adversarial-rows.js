@@ -1,0 +1,293 @@
+// The rows of the adversarial depth table: each path that once read or walked
+// a large part of the queue, measured on a queue that already holds `depth`
+// plain tasks of another kind ({ meta: { kind: 'a', n } }). A row's `prepare`
+// (optional) adds what the row needs to a queue once per depth, and its
+// answer is handed to `run`; `run` works on a copy of that queue and returns
+// its throughput (`ops` per second of `unit`) and what else it measured.
+import { Label, Worker } from '../../../dist/index.js';
+import { number } from './report.js';
+import { inParallel, rate, timed } from './setup.js';
+
+const until = async (check, what, timeoutMs = 120_000) => {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+};
+
+/** claimAndDelete claims `count` tasks (with `filter`) and deletes them, `lanes` at a time. */
+async function claimAndDelete(engine, count, lanes, filter) {
+  await inParallel(lanes, count, async () => {
+    const task = await engine.search(filter);
+    if (task === undefined) throw new Error('the queue ran dry during the benchmark');
+    await engine.delete(task);
+  });
+}
+
+/** firstSearch times the first search of a fresh engine and counts its steps (search scripts). */
+async function firstSearch(queue, filter) {
+  const counting = queue.counting();
+  const engine = queue.engine({ worker: 'first', redis: counting.client });
+  let task;
+  const ms = await timed(async () => (task = await engine.search(filter)));
+  if (task === undefined) throw new Error('the first search found nothing');
+  await engine.delete(task);
+  return { ms, steps: counting.counts.get('search') ?? 0 };
+}
+
+export const rows = [
+  {
+    name: 'filtered search',
+    setup:
+      '2,000 tasks of kind B among the others; one search filtered for kind B, then 1,500 claims with 10 in flight (the throughput)',
+    unit: 'claim+delete/s',
+    async prepare(queue) {
+      const producer = queue.engine({ worker: 'producer' });
+      await inParallel(200, 2_000, (n) => producer.create({ meta: { kind: 'b', n: String(n) } }));
+    },
+    async run(queue) {
+      const filter = { meta: { kind: 'b' } };
+      // the first search walks, then the filter gets a pool filled 256 tasks a step
+      const first = await firstSearch(queue, filter);
+      const engine = queue.engine({ worker: 'b' });
+      const ops = await rate(1_500, () => claimAndDelete(engine, 1_500, 10, filter));
+      return {
+        ops,
+        also: `first search (pool made and filled): ${first.steps} steps, ${Math.round(first.ms)} ms`,
+      };
+    },
+  },
+  {
+    name: 'wake-up',
+    setup:
+      '10 workers × 10 idle slots (handlers for kind B); 100 kind-B tasks created one at a time (the scripts counted), then 1,000 with 10 in flight (the throughput)',
+    unit: 'created+ensured/s',
+    async run(queue) {
+      let ensured = 0;
+      const clients = [];
+      const workers = [];
+      for (let index = 0; index < 10; index++) {
+        const counting = queue.counting();
+        clients.push(counting);
+        const engine = queue.engine({ worker: `w${index}`, redis: counting.client });
+        workers.push(
+          new Worker(
+            engine,
+            [
+              {
+                labels: { meta: { kind: 'b' } },
+                filter: (task) => task.meta?.kind === 'b',
+                ensure: async () => void ensured++,
+              },
+            ],
+            { concurrency: 10, pollInterval: 60_000, background: false },
+          ),
+        );
+      }
+      for (const worker of workers) worker.on('error', (error) => console.error(error));
+      await Promise.all(workers.map((worker) => worker.start()));
+      await until(
+        async () => Number(await queue.redis.hlen(`${queue.prefix}:parked-slots`)) === 100,
+        'every slot parked',
+      );
+      const producer = queue.counting();
+      clients.push(producer);
+      const engine = queue.engine({ worker: 'producer', redis: producer.client });
+      // one create at a time, each ensured before the next: 100 idle slots every time
+      for (const { reset } of clients) reset();
+      for (let n = 0; n < 100; n++) {
+        await engine.create({ meta: { kind: 'b', n: String(n) } });
+        await until(() => ensured === n + 1, 'the task ensured', 10_000);
+      }
+      // let the last completion's search park its slot
+      await until(
+        async () => Number(await queue.redis.hlen(`${queue.prefix}:parked-slots`)) === 100,
+        'every slot parked again',
+      );
+      const counts = new Map();
+      for (const client of clients) {
+        for (const [name, count] of client.counts)
+          counts.set(name, (counts.get(name) ?? 0) + count);
+      }
+      const per = (name) => (counts.get(name) ?? 0) / 100;
+      const all = [...counts.values()].reduce((sum, count) => sum + count, 0) / 100;
+      // throughput: 1,000 creates, 10 in flight, until all are ensured
+      const from = ensured;
+      const ops = await rate(1_000, async () => {
+        await inParallel(10, 1_000, (n) => engine.create({ meta: { kind: 'b', n: `x${n}` } }));
+        await until(() => ensured === from + 1_000, 'every task ensured');
+      });
+      await Promise.all(workers.map((worker) => worker.stop()));
+      return {
+        ops,
+        perCreate: { create: per('create'), search: per('search'), all },
+        also:
+          `scripts per create, one create at a time: ${all.toFixed(2)} (create ${per('create').toFixed(2)}, ` +
+          `search ${per('search').toFixed(2)}, delete-search ${per('deleteSearch').toFixed(2)})`,
+      };
+    },
+  },
+  {
+    name: '100k due at once',
+    setup:
+      '100,000 `@exact` tasks due at the same instant; 5,000 claims without a filter, 10 in flight',
+    unit: 'claim+delete/s',
+    async prepare(queue) {
+      const producer = queue.engine({ worker: 'producer' });
+      const due = new Date(Date.now() + 3_600_000);
+      const exact = due.toISOString().replace('.000Z', 'Z');
+      await inParallel(1_000, 100_000, (n) =>
+        producer.create({ meta: { kind: 'd', n: String(n) }, cron: { [Label.Exact]: exact } }),
+      );
+      return due.getTime();
+    },
+    async run(queue, dueMs) {
+      // the claimer's clock is a second past the due instant of all 100,000
+      const offsetMs = dueMs + 1_000 - Date.now();
+      const clock = () => new Date(Date.now() + offsetMs);
+      const engine = queue.engine({ worker: 'claimer', clock });
+      const ops = await rate(5_000, () => claimAndDelete(engine, 5_000, 10));
+      const left = Number(await queue.redis.zcard(`${queue.prefix}:waiting`));
+      return { ops, also: `due tasks still waiting for promotion after 5,000 claims: ${left}` };
+    },
+  },
+  {
+    name: '20k leaves, one root',
+    setup:
+      '20,000 leaves with root `{ tenant: t1, stage: done }`; tasks with `tenant: t1` created (the throughput), then the root',
+    unit: 'creates/s',
+    async prepare(queue) {
+      const producer = queue.engine({ worker: 'producer' });
+      await inParallel(200, 20_000, (n) =>
+        producer.create({
+          meta: { kind: 'leaf', n: String(n) },
+          root: { tenant: 't1', stage: 'done' },
+        }),
+      );
+    },
+    async run(queue) {
+      const producer = queue.engine({ worker: 'producer' });
+      const root = { tenant: 't1', stage: 'done' };
+      // until the job that indexes the root's keys over the tasks stored before
+      // is done, every search reads 256 records of it
+      const claimer = queue.engine({ worker: 'claimer' });
+      const claims = await rate(500, () => claimAndDelete(claimer, 500, 1));
+      const jobs = Number(await queue.redis.exists(`${queue.prefix}:root-jobs`)) === 1;
+      // tasks that share a pair with the root but do not have it: no leaf is obsolete
+      const ops = await rate(2_000, () =>
+        inParallel(10, 2_000, (n) =>
+          producer.create({ meta: { kind: 'c', tenant: 't1', stage: 'busy', n: String(n) } }),
+        ),
+      );
+      // the root itself: searches delete the 20,000 leaves, 64 a step
+      await producer.create({ meta: { kind: 'c', ...root } });
+      const counting = queue.counting();
+      const engine = queue.engine({ worker: 'sweeper', redis: counting.client });
+      const sweepMs = await timed(async () => {
+        const task = await engine.search();
+        if (task !== undefined) await engine.delete(task);
+      });
+      const leaves = Number(await queue.redis.zcard(`${queue.prefix}:root-leaves`));
+      if (leaves !== 0) throw new Error(`${leaves} leaves left after the sweep`);
+      return {
+        ops,
+        also:
+          `500 claims one at a time right after the leaves: ${number(claims)}/s, the root job ` +
+          `${jobs ? 'still runs after them' : 'done by then'}; ` +
+          `the root's first search deletes the 20,000 leaves: ${counting.counts.get('search')} steps, ${Math.round(sweepMs)} ms`,
+      };
+    },
+  },
+  {
+    name: '5,000 broadcasts',
+    setup: '5,000 broadcast tasks (`node: all`); one engine receives them, one never matches them',
+    unit: 'deliveries/s',
+    async run(queue) {
+      const taker = queue.engine({ worker: 'taker' });
+      const counting = queue.counting();
+      const other = queue.engine({ worker: 'other', redis: counting.client });
+      await new Promise((resolve) => setTimeout(resolve, 2)); // broadcasts newer than both engines
+      const producer = queue.engine({ worker: 'producer' });
+      await inParallel(200, 5_000, (n) =>
+        producer.create({ meta: { kind: 'bc', n: String(n) }, node: { [Label.Method]: 'all' } }),
+      );
+      const ops = await rate(5_000, async () => {
+        for (let n = 0; n < 5_000; n++) {
+          const task = await taker.search();
+          if (task?.node?.[Label.Method] !== 'all') throw new Error('expected a broadcast task');
+          await taker.delete(task);
+        }
+      });
+      // a worker whose filter matches none of them: they cost its first search only
+      const filter = { meta: { kind: 'a' } };
+      const firstMs = await timed(async () => await other.delete(await other.search(filter)));
+      const firstSteps = counting.counts.get('search');
+      counting.reset();
+      const laterMs = await timed(() => claimAndDelete(other, 100, 1, filter));
+      const laterSteps = counting.counts.get('search') / 100;
+      return {
+        ops,
+        also:
+          `an engine that never matches them: first search ${firstSteps} steps, ${Math.round(firstMs)} ms; ` +
+          `then ${laterSteps.toFixed(2)} steps, ${(laterMs / 100).toFixed(2)} ms per claim+delete`,
+      };
+    },
+  },
+  {
+    name: 'exists by id',
+    setup: '`exists({ core: { object: id } })` for random ids',
+    unit: 'calls/s',
+    async run(queue) {
+      const engine = queue.engine({ worker: 'reader' });
+      const ids = await queue.redis.hrandfield(`${queue.prefix}:tasks`, 1_000);
+      const ops = await rate(5_000, () =>
+        inParallel(10, 5_000, async (n) => {
+          if (!(await engine.exists({ core: { [Label.Object]: ids[n % ids.length] } }))) {
+            throw new Error('a task that exists was not found');
+          }
+        }),
+      );
+      return { ops, also: '' };
+    },
+  },
+  {
+    name: 'lister page',
+    setup: '`lister` with a query no task matches: every record read, about 1,000 a step',
+    unit: 'records read/s',
+    async run(queue) {
+      const counting = queue.counting();
+      const engine = queue.engine({ worker: 'reader', redis: counting.client });
+      const records = Number(await queue.redis.hlen(`${queue.prefix}:tasks`));
+      const ops = await rate(records, async () => {
+        const found = await engine.lister({ meta: { kind: 'none' } });
+        if (found.length !== 0) throw new Error('lister found a task that does not match');
+      });
+      return { ops, also: `${counting.counts.get('scan')} steps` };
+    },
+  },
+  {
+    name: 'tasks page',
+    setup:
+      '`engine.tasks({ state: claimable, query })` with a query no task matches, page after page: every index entry read, 1,000 a page',
+    unit: 'entries read/s',
+    async run(queue) {
+      const counting = queue.counting();
+      const engine = queue.engine({ worker: 'reader', redis: counting.client });
+      const entries = Number(await queue.redis.zcard(`${queue.prefix}:ready`));
+      const ops = await rate(entries, async () => {
+        let cursor;
+        do {
+          const page = await engine.tasks({
+            state: 'claimable',
+            query: { meta: { kind: 'none' } },
+            cursor,
+          });
+          if (page.tasks.length !== 0) throw new Error('tasks() listed a task that does not match');
+          cursor = page.cursor;
+        } while (cursor !== undefined);
+      });
+      return { ops, also: `${counting.counts.get('page')} pages` };
+    },
+  },
+];

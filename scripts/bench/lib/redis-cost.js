@@ -1,0 +1,153 @@
+// What a benchmark row costs Redis: the slowest single command (SLOWLOG) and
+// how many scripts ran (INFO commandstats), and a client that counts the
+// engine's scripts by name (the approach of conformance/harness/counting.ts).
+import { Redis } from 'ioredis';
+import { scripts } from '../../../dist/engine/lua/scripts.js';
+
+const nameBySha = new Map(Object.entries(scripts).map(([name, script]) => [script.sha, name]));
+const nameBySource = new Map(
+  Object.entries(scripts).map(([name, script]) => [script.source, name]),
+);
+/**
+ * scriptName names an EVALSHA by its SHA, an EVAL (a script's first run on a
+ * server, which compiles it) by its source; SLOWLOG keeps only the first 128
+ * characters of that, the same for every script: 'eval' then.
+ */
+const scriptName = (command, head) =>
+  (command === 'evalsha' ? nameBySha.get(head) : nameBySource.get(head)) ?? command;
+
+/**
+ * Commands that take constant time on the small records and members of these
+ * benchmarks. Redis logs the commands a script calls too: when one of these
+ * took milliseconds, Redis was not running (the machine gave its core to
+ * another process), and a script that took as long says nothing of its work.
+ */
+const constantTime = new Set([
+  'hget',
+  'hset',
+  'hexists',
+  'hdel',
+  'zadd',
+  'zrem',
+  'zscore',
+  'incr',
+  'exists',
+  'get',
+  'set',
+  'publish',
+]);
+
+/**
+ * The SLOWLOG records every command slower than this (µs). Below it a command
+ * cannot be the slowest of a row that matters (an engine script takes 50 µs
+ * or more). A threshold of 0 would record every command, the ones scripts
+ * call included: the log would overflow between two reads, and the logging
+ * would add to the very scripts it times.
+ */
+const THRESHOLD_US = 100;
+/** How many entries the log keeps, and how many one read takes. */
+const LOG_LENGTH = 2_000;
+/** How often the log is read while a row runs (ms). */
+const READ_EVERY = 100;
+
+/**
+ * slowest watches the SLOWLOG while `action` runs and returns its result with
+ * `worst`, what the scripts Redis ran meanwhile cost:
+ * - `us` and `name`: the slowest single script (`name` is the engine script's
+ *   name; `us` 0 when none took THRESHOLD_US or more);
+ * - `p999`: the 99.9th percentile of the scripts' times: on a shared machine
+ *   a script now and then waits for the CPU in the middle of its run, and
+ *   that shows in the maximum but not here, while a script whose work grows
+ *   with the queue shows in both;
+ * - `stall`: the slowest constant-time command (a script called it): how
+ *   long Redis stood still now and then, whatever it ran;
+ * - `byName`: the slowest of each script, `scripts`: how many ran (INFO
+ *   commandstats), `lost` when the log overflowed between two reads (the
+ *   figures may then miss some).
+ * Redis logs the commands a script calls too; only scripts count here.
+ */
+export async function slowest(redis, action) {
+  const previous = await redis.config('GET', 'slowlog-*');
+  await redis.config('SET', 'slowlog-log-slower-than', THRESHOLD_US, 'slowlog-max-len', LOG_LENGTH);
+  await redis.slowlog('RESET');
+  const durations = [];
+  const worst = { us: 0, name: '', p999: 0, stall: 0, byName: new Map(), lost: false, scripts: 0 };
+  let lastId = -1;
+  // never RESET while the row runs: what arrived between a read and a reset would be lost
+  const read = async () => {
+    const entries = (await redis.slowlog('GET', LOG_LENGTH)).filter(
+      (entry) => Number(entry[0]) > lastId,
+    );
+    if (entries.length === 0) return;
+    const ids = entries.map((entry) => Number(entry[0]));
+    if (Math.min(...ids) > lastId + 1 && entries.length >= LOG_LENGTH) worst.lost = true;
+    lastId = Math.max(...ids);
+    for (const [, , duration, args] of entries) {
+      const command = String(args[0]).toLowerCase();
+      const us = Number(duration);
+      if (constantTime.has(command)) worst.stall = Math.max(worst.stall, us);
+      if (command !== 'evalsha' && command !== 'eval') continue;
+      const name = scriptName(command, String(args[1]));
+      durations.push(us);
+      worst.byName.set(name, Math.max(us, worst.byName.get(name) ?? 0));
+      if (us > worst.us) Object.assign(worst, { us, name });
+    }
+  };
+  let reading = Promise.resolve();
+  const timer = setInterval(() => {
+    reading = reading.then(read);
+  }, READ_EVERY);
+  const before = await scriptCalls(redis);
+  try {
+    const result = await action();
+    return { result, worst };
+  } finally {
+    clearInterval(timer);
+    await reading;
+    await read();
+    worst.scripts = (await scriptCalls(redis)) - before;
+    // the k-th slowest of all scripts, where k is a thousandth of them
+    const rank = Math.max(1, Math.ceil(worst.scripts / 1000));
+    worst.p999 = durations.sort((a, b) => b - a)[rank - 1] ?? 0;
+    await redis.config(
+      'SET',
+      'slowlog-log-slower-than',
+      previous[previous.indexOf('slowlog-log-slower-than') + 1],
+      'slowlog-max-len',
+      previous[previous.indexOf('slowlog-max-len') + 1],
+    );
+  }
+}
+
+/** scriptCalls is how many scripts (EVALSHA and EVAL) Redis ran so far, by INFO commandstats. */
+export async function scriptCalls(redis) {
+  const stats = await redis.info('commandstats');
+  let calls = 0;
+  for (const match of stats.matchAll(/^cmdstat_(evalsha|eval):calls=(\d+)/gm)) {
+    calls += Number(match[2]);
+  }
+  return calls;
+}
+
+/**
+ * countingClient is an ioredis client (give it to an Engine as `redis`) that
+ * counts the engine's scripts Redis ran for it, by script name: an EVALSHA
+ * that came back with NOSCRIPT is not counted (its EVAL is). Scripts of
+ * another version than dist/ holds count under 'evalsha' or 'eval'.
+ */
+export function countingClient(url) {
+  const client = new Redis(url);
+  const counts = new Map();
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = (command, stream) => {
+    if (command.name === 'evalsha' || command.name === 'eval') {
+      const name = scriptName(command.name, String(command.args[0]));
+      command.promise.then(
+        () => counts.set(name, (counts.get(name) ?? 0) + 1),
+        () => {},
+      );
+    }
+    return send(command, stream);
+  };
+  return { client, counts, reset: () => counts.clear() };
+}
