@@ -16,8 +16,8 @@ import { startRedisCluster, startRedisServer } from '../../dist/testing/index.js
 import { machineFacts } from './lib/setup.js';
 import { number, table, writeSection } from './lib/report.js';
 import { progress } from './lib/compare-progress.js';
-import { alternate, summary } from './lib/compare-runs.js';
-import { medianOf, range } from './lib/compare-cells.js';
+import { rotate, summary } from './lib/compare-runs.js';
+import { range } from './lib/compare-cells.js';
 import { clusterSetups } from './lib/cluster-setups.js';
 import { clusterRun } from './lib/cluster-run.js';
 
@@ -46,7 +46,7 @@ const admin = new Cluster(cluster.nodes);
 const loadAtStart = loadavg()[0];
 try {
   const { setups, close } = await clusterSetups({ cluster, server, admin, queues });
-  const results = await alternate(
+  const results = await rotate(
     runs,
     setups.map((setup) => async (run) => {
       const result = await clusterRun(setup, { run, tasks, concurrency });
@@ -88,6 +88,7 @@ function section({ setups, results, facts, load }) {
       perTask('redisUsPerTask'),
       perTask('workerUsPerTask'),
       perTask('machineUsPerTask'),
+      `${number(medianAt((result) => result.ownShare) * 100)} %`,
       number(
         medianAt((result) => result.cores),
         2,
@@ -112,8 +113,13 @@ function section({ setups, results, facts, load }) {
       "redis-server and a plain client. CPU over the work: each primary's `used_cpu_user` + " +
       '`used_cpu_sys` as a share of one core (busiest first); per task, Redis (all primaries), ' +
       'the worker processes (`process.cpuUsage`) and the whole machine (`/proc/stat`: every ' +
-      "process, the benchmark's and anybody else's); and how many of the cores were busy. " +
-      `${medianOf(runs, 'per setup')}, min–max; the ratio compares each median with "on 1 primary".`,
+      "process, the benchmark's and anybody else's); how much of the machine's CPU time was " +
+      "the benchmark's (Redis and workers; below 100 % other work shared the cores); and how " +
+      'many of the cores were busy. ' +
+      (runs === 1
+        ? 'One run per setup'
+        : `Median of ${runs} runs per setup, the setups taking turns in an order turned by one each run (A B C, B C A, …)`) +
+      ', min–max; the ratio compares each median with "on 1 primary".',
     '',
     table(
       [
@@ -125,6 +131,7 @@ function section({ setups, results, facts, load }) {
         'Redis µs/task',
         'workers µs/task',
         'machine µs/task',
+        'ours of machine',
         'busy cores',
       ],
       rows,

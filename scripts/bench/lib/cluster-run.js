@@ -12,7 +12,8 @@ import { processInChildren } from './compare-processes.js';
  * clusterRun returns tasks/s over all queues, each server's CPU as a share of
  * one core (busiest first), CPU µs per task of Redis (all servers), of the
  * worker processes and of the whole machine, and how many of the machine's
- * cores were busy.
+ * cores were busy, and how much of the machine's CPU time was Redis's and the
+ * workers' (`ownShare`).
  */
 export async function clusterRun(setup, { run, tasks, concurrency }) {
   const names = await setup.names(run);
@@ -51,6 +52,7 @@ export async function clusterRun(setup, { run, tasks, concurrency }) {
       redisUsPerTask: around.redisUsPerTask,
       workerUsPerTask: around.workerUsPerTask,
       machineUsPerTask: around.machineUsPerTask,
+      ownShare: (around.redisUsPerTask + around.workerUsPerTask) / around.machineUsPerTask,
       cores: around.cores,
     };
   } finally {

@@ -13,6 +13,21 @@ export async function alternate(runs, sides) {
   return results;
 }
 
+/**
+ * rotate is alternate with the order turned by one each run (A B C, B C A,
+ * C A B, ...), so no side always runs first, after the same neighbour.
+ */
+export async function rotate(runs, sides) {
+  const results = sides.map(() => []);
+  for (let run = 0; run < runs; run++) {
+    for (let step = 0; step < sides.length; step++) {
+      const index = (run + step) % sides.length;
+      results[index].push(await sides[index](run));
+    }
+  }
+  return results;
+}
+
 /** summary returns the median, min and max of a list of figures. */
 export function summary(values) {
   const sorted = [...values].sort((a, b) => a - b);
