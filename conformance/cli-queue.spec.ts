@@ -4,6 +4,7 @@ import type { WorkerPresence } from '../lib/engine/presence.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import {
+  cliRedis,
   finished,
   oneLineError,
   rescue,
@@ -12,7 +13,6 @@ import {
   waitForOutput,
 } from './harness/cli.js';
 import { unusedPort } from './harness/ports.js';
-import { redisUrl } from './harness/queue.js';
 import { until, useWorkerQueue } from './harness/worker.js';
 
 // `rescue stats | templates | workers | tail | doctor | repair` through the
@@ -33,7 +33,7 @@ describe('rescue on a queue', () => {
     const unreachable = `redis://127.0.0.1:${await unusedPort()}`;
     const [json, human] = await Promise.all([
       rescueJson<QueueStats & { queue: string }>(['stats', ...q()]),
-      rescue(['stats', ...q(), '--redis', redisUrl()], { env: { REDIS_URL: unreachable } }),
+      rescue(['stats', ...q(), '--redis', cliRedis()], { env: { REDIS_URL: unreachable } }),
     ]);
     const stats = await engine.stats();
     expect(json).toEqual({

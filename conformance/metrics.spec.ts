@@ -151,6 +151,8 @@ describe('registerMetrics: an engine', () => {
     await worker.start();
     // page (requeued and halted), trig, and the gate's child
     await until(() => log.ensured.length >= 3, 5_000, 'three tasks ensured');
+    // start() does not wait for the first heartbeat (on a cluster it comes later)
+    await until(async () => (await engine.workers()).length === 1, 5_000, 'the presence');
     const samples = await scrape(registry, q.name);
     expect(pick(samples, 'rescue_tasks_')).toEqual({
       'rescue_tasks_created_total{source="api"}': 3,

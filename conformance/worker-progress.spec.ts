@@ -1,3 +1,4 @@
+import { channelSubscribers } from './harness/redis.js';
 import { has } from '../lib/matcher/matcher.js';
 import type { Task } from '../lib/task/task.js';
 import { parseTime } from '../lib/task/time.js';
@@ -113,8 +114,7 @@ describe('progress to waiters', () => {
         const [task] = await eon.lister({ meta: { kind: 'a' } });
         if (task === undefined) return false;
         const channel = `${eon.keyfmt()}:watch:${idOf(task)}`;
-        const [, listeners] = (await q.redis.pubsub('NUMSUB', channel)) as [string, number];
-        return Number(listeners) === 1;
+        return (await channelSubscribers(q.redis, channel)) === 1;
       },
       3_000,
       'the run listens',

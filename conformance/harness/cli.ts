@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { redisUrl } from './queue.js';
+import { clusterNodes, redisUrl } from './redis.js';
 
 // Runs the built `rescue` bin (dist/cli/main.js) as a child process, the way a
 // user does: `npm test` builds before Jest runs.
@@ -18,8 +18,15 @@ export interface CliOptions {
   readonly env?: Record<string, string | undefined>;
 }
 
+/** cliRedis is the harness's Redis as `--redis` takes it: a URL, or a cluster's nodes, comma-separated. */
+export function cliRedis(): string {
+  const nodes = clusterNodes();
+  if (nodes === undefined) return redisUrl();
+  return nodes.map(({ host, port }) => `redis://${host}:${port}`).join(',');
+}
+
 function environment(options: CliOptions): NodeJS.ProcessEnv {
-  return { ...process.env, REDIS_URL: redisUrl(), ...options.env };
+  return { ...process.env, REDIS_URL: cliRedis(), ...options.env };
 }
 
 /** startRescue starts `rescue` with the arguments and returns the child, for commands that run on. */

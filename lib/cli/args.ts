@@ -21,7 +21,7 @@ export const commonOptions = {
   redis: {
     type: 'string',
     value: '<url>',
-    help: 'Redis URL (default $REDIS_URL, else redis://127.0.0.1:6379)',
+    help: 'Redis URL (default $REDIS_URL, else redis://127.0.0.1:6379); a Redis Cluster: several node URLs, comma-separated',
   },
   queue: { type: 'string', value: '<name>', help: "queue (default 'default')" },
   json: { type: 'boolean', help: 'print JSON for scripts instead of tables' },

@@ -4,6 +4,7 @@
 import type { Engine } from '../engine/engine.js';
 import { pageMostLimit, type TaskState } from '../engine/page.js';
 import { TaskNotFoundError } from '../errors.js';
+import { idOf } from '../task/facts.js';
 import type { Task } from '../task/task.js';
 import type { OptionSpecs, Values } from './args.js';
 import type { CommandRun } from './command.js';
@@ -12,7 +13,6 @@ import { usageError } from './exit.js';
 import { json } from './format.js';
 import { taskId } from './lookup.js';
 import { stateFlag } from './states.js';
-import { idOf } from './task-facts.js';
 
 /** BulkOutcome is what a bulk action did (or, with --dry-run, would do). */
 export interface BulkOutcome {

@@ -3,7 +3,7 @@
 // Redis) and a worker id that says who it is. The CLI never searches, so it
 // never claims work; the worker id only names it.
 import { hostname } from 'node:os';
-import { Redis } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { quitOrDisconnect } from '../engine/connection.js';
 import { Engine } from '../engine/engine.js';
 import { engineDefaults, resolveEngineOptions } from '../engine/options.js';
@@ -19,12 +19,14 @@ export const connectTimeoutMs = 3_000;
  */
 export const commandTimeoutMs = 30_000;
 
-/** Target is the Redis URL and the queue a command works on. */
+/** Target is the Redis URL (or a cluster's nodes) and the queue a command works on. */
 export interface Target {
   readonly url: string;
   readonly queue: string;
-  /** host:port, for messages (never the password) */
+  /** host:port, for messages (never the password); the first node of a cluster */
   readonly address: string;
+  /** the nodes of a Redis Cluster (several URLs given, comma-separated), else undefined */
+  readonly nodes: readonly URL[] | undefined;
 }
 
 /** resolveTarget: `--redis` > REDIS_URL > the default; `--queue` > 'default'. */
@@ -33,21 +35,32 @@ export function resolveTarget(values: Values, env: NodeJS.ProcessEnv): Target {
   const url =
     values.string('redis') ??
     (fromEnv !== undefined && fromEnv !== '' ? fromEnv : engineDefaults.redisUrl);
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw usageError(`--redis must be a redis:// or rediss:// URL; got ${JSON.stringify(url)}`);
-  }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')
-    throw usageError(`--redis must be a redis:// or rediss:// URL; got ${JSON.stringify(url)}`);
+  // several URLs, comma-separated: the nodes of a Redis Cluster (any of them will do to start)
+  const urls = url.split(',').map((part) => part.trim());
+  const parsedUrls = urls.map((part) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(part);
+    } catch {
+      throw usageError(`--redis must be a redis:// or rediss:// URL; got ${JSON.stringify(part)}`);
+    }
+    if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')
+      throw usageError(`--redis must be a redis:// or rediss:// URL; got ${JSON.stringify(part)}`);
+    return parsed;
+  });
+  const [parsed = new URL(engineDefaults.redisUrl)] = parsedUrls;
   const queue = values.string('queue') ?? engineDefaults.queue;
   try {
     resolveEngineOptions({ queue }); // the engine's checks of a queue name, before connecting
   } catch (error) {
     throw usageError(messageOf(error).replace('Engine option "queue"', '--queue'));
   }
-  return { url, queue, address: `${parsed.hostname || '127.0.0.1'}:${parsed.port || '6379'}` };
+  return {
+    url,
+    queue,
+    address: `${parsed.hostname || '127.0.0.1'}:${parsed.port || '6379'}`,
+    nodes: parsedUrls.length > 1 ? parsedUrls : undefined,
+  };
 }
 
 /** cliWorkerId names the CLI's engine: `rescue-cli-<host>-<pid>`. */
@@ -67,7 +80,7 @@ export interface CliEngine {
  * command once: a Redis that goes away mid-command fails the command, fast.
  */
 export async function openEngine(target: Target): Promise<CliEngine> {
-  const client = new Redis(target.url, {
+  const options: RedisOptions = {
     lazyConnect: true,
     connectTimeout: connectTimeoutMs,
     maxRetriesPerRequest: 1,
@@ -75,7 +88,9 @@ export async function openEngine(target: Target): Promise<CliEngine> {
     retryStrategy: () => null,
     // a socket that never connected never closes: don't hold the process 2 s for it
     disconnectTimeout: 200,
-  });
+  };
+  const client =
+    target.nodes === undefined ? new Redis(target.url, options) : cluster(target.nodes, options);
   // failures reach us through the commands; ioredis would print them too without a
   // listener. The first one says why connecting failed (connect() only says "closed").
   let cause: unknown;
@@ -115,4 +130,23 @@ export async function openEngine(target: Target): Promise<CliEngine> {
       await quitOrDisconnect(client);
     },
   };
+}
+
+/** cluster is a Cluster client on the nodes, with the same give-up-quickly options on every node. */
+function cluster(nodes: readonly URL[], options: RedisOptions): Cluster {
+  const [first] = nodes;
+  return new Cluster(
+    nodes.map((node) => ({ host: node.hostname || '127.0.0.1', port: Number(node.port || 6379) })),
+    {
+      lazyConnect: true,
+      clusterRetryStrategy: () => null,
+      redisOptions: {
+        ...options,
+        lazyConnect: false,
+        ...(first?.username ? { username: decodeURIComponent(first.username) } : {}),
+        ...(first?.password ? { password: decodeURIComponent(first.password) } : {}),
+        ...(first?.protocol === 'rediss:' ? { tls: {} } : {}),
+      },
+    },
+  );
 }

@@ -3,6 +3,7 @@
 // redirects to a page that shows the result; a mistake comes back as a page
 // saying what was wrong.
 import { RescueError, TaskNotFoundError } from '../errors.js';
+import { idOf } from '../task/facts.js';
 import { Label } from '../task/label.js';
 import type { Task } from '../task/task.js';
 import { html } from './html.js';
@@ -10,7 +11,6 @@ import type { PageDeps } from './pages/deps.js';
 import { createPage } from './pages/create.js';
 import { readTask } from './pages/task.js';
 import { taskPath } from './paths.js';
-import { idOf } from './task-facts.js';
 import { notice, type Page } from './views/layout.js';
 
 /** ActionResult is where to go next, or a page to show. */

@@ -4,7 +4,7 @@ import { duration, relative, timeLabel } from '../../lib/dashboard/views/format.
 import { allMaps, chips } from '../../lib/dashboard/views/labels.js';
 import { layout, type PageContext } from '../../lib/dashboard/views/layout.js';
 import { taskTable } from '../../lib/dashboard/views/task-row.js';
-import { taskFacts } from '../../lib/dashboard/task-facts.js';
+import { taskFacts } from '../../lib/task/facts.js';
 import { Label, Method } from '../../lib/task/label.js';
 import type { Task } from '../../lib/task/task.js';
 

@@ -1,12 +1,12 @@
 import { systemClock } from '../../clock.js';
 import { pageDefaultLimit, pageMostLimit } from '../../engine/page.js';
+import { taskFacts } from '../../task/facts.js';
 import type { Task } from '../../task/task.js';
 import { integerFlag, labelOptions, labelsFrom, type Values } from '../args.js';
 import { defineEngineCommand } from '../command.js';
 import { usageError } from '../exit.js';
 import { json, labelList, table } from '../format.js';
 import { stateFlag, taskStates } from '../states.js';
-import { taskFacts } from '../task-facts.js';
 
 /** The options that select tasks: a state and a label query (tasks list, bulk delete and reset). */
 export const selectOptions = {

@@ -1,11 +1,11 @@
 import { systemClock } from '../../clock.js';
 import type { Engine } from '../../engine/engine.js';
+import { taskFacts, type TaskFacts } from '../../task/facts.js';
 import { tryParseTime } from '../../task/time.js';
 import { defineEngineCommand } from '../command.js';
 import { notFound } from '../exit.js';
 import { fields, json, oneLine, relative, taskLabels } from '../format.js';
 import { readTask, taskId } from '../lookup.js';
-import { taskFacts, type TaskFacts } from '../task-facts.js';
 
 /** `rescue tasks show <id>`: one task, every label and what they mean. */
 export const tasksShowCommand = defineEngineCommand({
@@ -27,7 +27,13 @@ export const tasksShowCommand = defineEngineCommand({
     const now = systemClock();
     const facts = task === undefined ? undefined : taskFacts(task, now);
     if (asJson) {
-      io.out(json({ task: task ?? null, facts: facts ?? null, ...(extras ?? {}) }));
+      io.out(
+        json({
+          task: task ?? null,
+          facts: facts === undefined ? null : jsonFacts(facts),
+          ...(extras ?? {}),
+        }),
+      );
       return;
     }
     if (task !== undefined && facts !== undefined) {
@@ -46,6 +52,15 @@ export const tasksShowCommand = defineEngineCommand({
     }
   },
 });
+
+/**
+ * jsonFacts is the `facts` object of `--json`: the facts the human form
+ * prints, in that order (the gate keys are already among the task's labels).
+ */
+function jsonFacts(facts: TaskFacts): Omit<TaskFacts, 'gateKeys' | 'triggers'> {
+  const { id, kind, created, owner, leaseEnd, cycles, cancel, due, template } = facts;
+  return { id, kind, created, owner, leaseEnd, cycles, cancel, due, template };
+}
 
 function factLines(facts: TaskFacts, now: Date): [string, string][] {
   const at = (text: string | undefined) => {

@@ -1,12 +1,12 @@
 import { systemClock } from '../../clock.js';
 import { pageDefaultLimit, pageMostLimit } from '../../engine/page.js';
+import { idOf } from '../../task/facts.js';
 import { Gate, Label } from '../../task/label.js';
 import type { Task } from '../../task/task.js';
 import { tryParseTime } from '../../task/time.js';
 import { integerFlag } from '../args.js';
 import { defineEngineCommand } from '../command.js';
 import { json, labelList, relative, table } from '../format.js';
-import { idOf } from '../task-facts.js';
 import { queryFrom, selectOptions } from './tasks-list.js';
 
 /** CronTemplate is a cron template as `rescue templates` shows it. */

@@ -1,15 +1,14 @@
 // A task's page: what it is (kind, owner, lease end, cycles, due time), how
 // it relates to templates (its template; a template's children; a gate's
 // keys; the gates a trigger counts toward), its seven maps, and the actions.
+import { idOf, taskFacts, type TaskFacts } from '../../task/facts.js';
 import { Gate, Label } from '../../task/label.js';
 import { contextOf } from '../../engine/handle.js';
 import { readChildren, readTaskById } from '../../engine/read.js';
-import { creationTime } from '../../task/object-id.js';
 import type { Task } from '../../task/task.js';
 import { html, type Html } from '../html.js';
 import { taskPath, tasksPath } from '../paths.js';
 import { formatQuery } from '../query.js';
-import { idOf, taskFacts, type TaskFacts } from '../task-facts.js';
 import { actionButton, readOnlyNote } from '../views/actions.js';
 import { timeLabel } from '../views/format.js';
 import { allMaps } from '../views/labels.js';
@@ -46,7 +45,6 @@ export async function taskPage(deps: PageDeps, id: string, done?: string): Promi
     };
   const facts = taskFacts(task, context.now);
   const message = done === undefined ? undefined : doneMessages[done];
-  const created = creationTime(facts.id);
   return {
     name: 'tasks',
     title: `Task ${facts.id}`,
@@ -58,7 +56,7 @@ export async function taskPage(deps: PageDeps, id: string, done?: string): Promi
       </h1>
       <dl class="facts">
         <dt>created</dt>
-        <dd>${created === undefined ? '—' : timeLabel(created.toISOString(), context.now)}</dd>
+        <dd>${facts.created === undefined ? '—' : timeLabel(facts.created, context.now)}</dd>
         <dt>owner</dt>
         <dd data-fact="owner">
           ${facts.owner === undefined ? html`<span class="none">none</span>` : html`<code>${facts.owner}</code>`}

@@ -1,11 +1,11 @@
 // The templates page: cron templates with their expression and ticks (by
 // next tick), gate templates with their keys armed (waiting) and done
 // (deleted); each list a page at a time.
+import { idOf } from '../../task/facts.js';
 import { Gate, Label } from '../../task/label.js';
 import type { Task } from '../../task/task.js';
 import { html, type Html } from '../html.js';
 import { taskPath } from '../paths.js';
-import { idOf } from '../task-facts.js';
 import { timeLabel } from '../views/format.js';
 import { chips } from '../views/labels.js';
 import type { Page, PageContext } from '../views/layout.js';

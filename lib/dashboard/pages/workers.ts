@@ -1,10 +1,10 @@
 // The workers page: each live worker's presence (engine.workers()), its
 // handlers' labels, and the tasks it owns now.
 import type { WorkerPresence } from '../../engine/presence.js';
+import { idOf, taskFacts } from '../../task/facts.js';
 import type { Task } from '../../task/task.js';
 import { html, type Html } from '../html.js';
 import { taskPath } from '../paths.js';
-import { idOf, taskFacts } from '../task-facts.js';
 import { count, timeLabel } from '../views/format.js';
 import { chips } from '../views/labels.js';
 import type { Page, PageContext } from '../views/layout.js';

@@ -1,8 +1,8 @@
 // A task as one row of a list: id, kind, meta, owner, cycles, due time.
+import { taskFacts } from '../../task/facts.js';
 import type { Task } from '../../task/task.js';
 import { html, type Html } from '../html.js';
 import { taskPath } from '../paths.js';
-import { taskFacts } from '../task-facts.js';
 import { chips } from './labels.js';
 import { timeLabel } from './format.js';
 import type { PageContext } from './layout.js';

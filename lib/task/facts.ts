@@ -1,16 +1,17 @@
-// What `rescue` tells about a task from its labels alone: its id, what kind
-// of task it is now, owner and lease end, cycles, due time, its template.
-import { Gate, Label, Method } from '../task/label.js';
-import { creationTime } from '../task/object-id.js';
-import type { Task } from '../task/task.js';
-import { tryParseTime } from '../task/time.js';
+// What a task is, told from its labels alone (no Redis): its id, what kind of
+// task it is now, owner and lease end, cycles, due time, the template it came
+// from and its gate keys. The CLI (`rescue tasks`) and the dashboard read it.
+import { Gate, Label, Method } from './label.js';
+import { creationTime } from './object-id.js';
+import type { Task } from './task.js';
+import { tryParseTime } from './time.js';
 
 /**
- * TaskKind is what a task is, judged by its labels (a moment after they were
- * read):
+ * TaskKind is what a task is, judged by its labels (the engine's indexes
+ * decide; labels read a moment ago may be behind them):
  *
  *     cron       a cron template (@every)
- *     gate       a gate template (a gate map, no value `trigger`)
+ *     gate       a gate template (a gate map, even `{}`, with no value `trigger`)
  *     broadcast  method `all`: every worker runs it
  *     owned      a worker owns it (a lease runs)
  *     halted     the circuit breaker holds it (cycles reached cancel)
@@ -19,7 +20,13 @@ import { tryParseTime } from '../task/time.js';
  */
 export type TaskKind = 'cron' | 'gate' | 'broadcast' | 'owned' | 'halted' | 'waiting' | 'claimable';
 
-/** TaskFacts are what `tasks show` and `tasks list` print about a task besides its labels. */
+/** GateKey is one label of a task's gate map: its key and its value (trigger / waiting / deleted). */
+export interface GateKey {
+  readonly key: string;
+  readonly value: string;
+}
+
+/** TaskFacts are what a task's labels tell besides the labels themselves. */
 export interface TaskFacts {
   readonly id: string;
   readonly kind: TaskKind;
@@ -34,9 +41,13 @@ export interface TaskFacts {
   readonly due: string | undefined;
   /** the template an emitted child came from (its root's object id) */
   readonly template: string | undefined;
+  /** gate keys of a template with their state (waiting / deleted), or a trigger's keys */
+  readonly gateKeys: readonly GateKey[];
+  /** some gate value is `trigger`: deleting this task counts toward gate templates */
+  readonly triggers: boolean;
 }
 
-/** idOf is a task's object id ('' when it has none). */
+/** idOf is a task's object id ('' when it has none: not a stored task). */
 export function idOf(task: Task): string {
   return task.core?.[Label.Object] ?? '';
 }
@@ -45,14 +56,15 @@ export function idOf(task: Task): string {
 export function taskFacts(task: Task, now: Date): TaskFacts {
   const core = task.core ?? {};
   const cron = task.cron ?? {};
+  const gateKeys = Object.entries(task.gate ?? {}).map(([key, value]) => ({ key, value }));
+  const triggers = gateKeys.some(({ value }) => value === Gate.Trigger);
   const cycles = wholeNumber(core[Label.Cycles]) ?? 0;
   const cancel = wholeNumber(core[Label.Cancel]);
   const due = cron[Label.TickP1] ?? cron[Label.Exact];
   const owner = core[Label.Worker];
-  const gate = task.gate;
   let kind: TaskKind;
   if (cron[Label.Every] !== undefined) kind = 'cron';
-  else if (gate !== undefined && !Object.values(gate).includes(Gate.Trigger)) kind = 'gate';
+  else if (task.gate !== undefined && !triggers) kind = 'gate';
   else if (task.node?.[Label.Method] === Method.All) kind = 'broadcast';
   else if (owner !== undefined) kind = 'owned';
   else if (cancel !== undefined && cycles >= cancel) kind = 'halted';
@@ -60,17 +72,18 @@ export function taskFacts(task: Task, now: Date): TaskFacts {
     kind = 'waiting';
   else kind = 'claimable';
   const id = idOf(task);
-  const created = creationTime(id)?.toISOString();
   return {
     id,
     kind,
-    created,
+    created: creationTime(id)?.toISOString(),
     owner,
     leaseEnd: core[Label.Expiry],
     cycles,
     cancel,
     due,
     template: task.root?.[Label.Object],
+    gateKeys,
+    triggers,
   };
 }
 
