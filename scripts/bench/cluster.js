@@ -101,7 +101,7 @@ function section({ setups, results, facts, load }) {
     `Measured ${facts.date} with \`${command}\` (\`npm run bench:cluster\`) on ${facts.machine}; ` +
       `Node ${facts.node}, Redis ${facts.redis}; a local 3-primary cluster without replicas ` +
       '(`startRedisCluster`) and a single redis-server, all without persistence, with the ' +
-      'worker processes on the same machine, which other work shared (1-minute load average ' +
+      'worker processes on the same machine, which other work may share (1-minute load average ' +
       `${number(load[0], 1)} at the start, ${number(load[1], 1)} at the end).`,
     '',
     `${queues} queues of ${number(tasks)} tasks each, created up front (1,000 in flight per queue), ` +
