@@ -65,7 +65,9 @@ export class Watcher {
     if (this.subscriber !== undefined) return this.subscriber;
     const { client, sharded } = this.connection;
     const subscriber: RedisClient = isClusterClient(client)
-      ? client.duplicate([], { shardedSubscribers: true })
+      ? // no slotsRefreshInterval: ioredis re-arms it when quit() falls during a
+        // refresh, and the process never exits (see lib/worker/wake.ts)
+        client.duplicate([], { shardedSubscribers: true, slotsRefreshInterval: 0 })
       : client.duplicate();
     subscriber.on('error', () => {}); // a failed subscribe rejects its listen; reconnects go on
     subscriber.on('ready', () => {
