@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import {
   TaskCancelledError,
   TaskCoreError,
@@ -6,7 +5,7 @@ import {
   TaskTimeoutError,
 } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
-import { childTarget } from './harness/redis.js';
+import { callIn } from './harness/call-in.js';
 import type { Task } from '../lib/task/task.js';
 import { Worker } from '../lib/worker/worker.js';
 import { aborted, idOf, next, signal, until, useWorkerQueue, within } from './harness/worker.js';
@@ -14,28 +13,6 @@ import { aborted, idOf, next, signal, until, useWorkerQueue, within } from './ha
 // engine.cancel stops a task from any process (a running handler's signal
 // aborts through the queue's control channel), and a handler's timeout aborts
 // its signal and fails the attempt.
-
-type Answer = { value?: unknown; startedAt?: number; error?: string };
-
-function callIn(args: string[]): Promise<Answer> {
-  const child = spawn(
-    process.execPath,
-    [new URL('harness/engine-call.js', import.meta.url).pathname, childTarget(), ...args],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise<Answer>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', () => {
-      try {
-        resolve(JSON.parse(output) as Answer);
-      } catch {
-        reject(new Error(`engine-call.js printed ${JSON.stringify(output)}`));
-      }
-    });
-  });
-}
 
 /** untilAborted is a handler body: it runs until its signal aborts, and records why and when. */
 function untilAborted(seen: { reason?: unknown; at?: number }, started?: () => void) {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import type { RedisClient } from '../lib/engine/connection.js';
 import {
   AcceptTimeoutError,
@@ -9,33 +8,12 @@ import {
 import { scripts } from '../lib/engine/lua/scripts.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
-import { channelSubscribers, childTarget, monitorQueue } from './harness/redis.js';
+import { callIn } from './harness/call-in.js';
+import { channelSubscribers, monitorQueue } from './harness/redis.js';
 import { idOf, next, signal, until, useWorkerQueue, within } from './harness/worker.js';
 
 // engine.wait and engine.run: a task's outcome reaches whoever waits for it,
 // in this process or another, through the task's watch channel (no polling).
-
-/** callIn runs engine-call.js in another process and resolves with its answer. */
-function callIn(args: string[]): { answer: Promise<{ value?: unknown; error?: string }> } {
-  const child = spawn(
-    process.execPath,
-    [new URL('harness/engine-call.js', import.meta.url).pathname, childTarget(), ...args],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const answer = new Promise<{ value?: unknown; error?: string }>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', () => {
-      try {
-        resolve(JSON.parse(output) as { value?: unknown; error?: string });
-      } catch {
-        reject(new Error(`engine-call.js printed ${JSON.stringify(output)}`));
-      }
-    });
-  });
-  return { answer };
-}
 
 /** subscribers tells how many connections listen on a task's watch channel. */
 async function subscribers(redis: RedisClient, prefix: string, id: string): Promise<number> {
@@ -66,7 +44,7 @@ describe('engine.wait', () => {
       { filter: () => true, ensure: () => Promise.resolve({ n: 42 }) },
     ]);
     await worker.start();
-    const { value } = await within(waiter.answer, 10_000, 'the waiter’s answer');
+    const { value } = await within(waiter, 10_000, 'the waiter’s answer');
     expect(value).toMatchObject({
       id: idOf(task),
       state: 'completed',
