@@ -207,6 +207,8 @@ describe('registerMetrics: a worker', () => {
       'none',
       'resize',
     ]);
+    // start() does not wait for the first heartbeat (on a cluster it comes later)
+    await until(async () => (await producer.workers()).length === 1, 5_000, 'the presence');
 
     const samples = await scrape(registry, q.name);
     expect(pick(samples, 'rescue_tasks_')).toEqual({
