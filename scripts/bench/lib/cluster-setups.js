@@ -18,6 +18,13 @@ export async function clusterSetups({ cluster, server, admin, queues }) {
   const serverClient = new Redis(server.url);
   const target = clusterTarget(cluster.nodes);
   const base = (key, run) => `bench-${process.pid}-${key}-r${run}`;
+  /** namesOn names a run's queues, queue `index` on the primary `node(run, index)` picks. */
+  const namesOn = (node, key) => (run) =>
+    Promise.all(
+      Array.from({ length: queues }, (_, index) =>
+        nameOn(admin, node(run, index), `${base(key, run)}-q${index}`),
+      ),
+    );
   const setups = [
     {
       key: 'spread',
@@ -25,12 +32,7 @@ export async function clusterSetups({ cluster, server, admin, queues }) {
       target,
       admin,
       cpuClients: nodeClients,
-      names: (run) =>
-        Promise.all(
-          Array.from({ length: queues }, (_, index) =>
-            nameOn(admin, nodes[index % nodes.length], `${base('spread', run)}-q${index}`),
-          ),
-        ),
+      names: namesOn((run, index) => nodes[index % nodes.length], 'spread'),
     },
     {
       key: 'one-primary',
@@ -39,12 +41,7 @@ export async function clusterSetups({ cluster, server, admin, queues }) {
       admin,
       cpuClients: nodeClients,
       // A different primary each run, so no one node's luck decides the figure.
-      names: (run) =>
-        Promise.all(
-          Array.from({ length: queues }, (_, index) =>
-            nameOn(admin, nodes[run % nodes.length], `${base('one', run)}-q${index}`),
-          ),
-        ),
+      names: namesOn((run) => nodes[run % nodes.length], 'one'),
     },
     {
       key: 'one-server',
