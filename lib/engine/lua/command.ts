@@ -5,6 +5,9 @@ function bulk(argument: string): string {
   return `$${Buffer.byteLength(argument)}\r\n${argument}\r\n`;
 }
 
+/** No arguments: what the base class is built with (the full list is set after). */
+const noArguments: string[] = [];
+
 /**
  * ScriptCommand is an EVALSHA whose unchanging head (the command's name, the
  * script's SHA1, the key count and the queue's keys: most of its bytes) is
@@ -17,18 +20,30 @@ export class ScriptCommand extends Command {
     private readonly head: ScriptHead,
     args: string[],
   ) {
-    super('evalsha', [head.sha, String(head.keys.length), ...head.keys, ...args], {
-      replyEncoding: 'utf8',
-    });
+    // The base class copies and checks every argument it is built with; the
+    // head's are strings already, and ARGV is made of strings by the caller.
+    super('evalsha', noArguments, { replyEncoding: 'utf8' });
+    this.args = head.arguments.concat(args);
   }
 
-  override toWritable(): string {
-    const argv = this.args.length - this.head.argumentCount;
+  /**
+   * toWritable writes the command as one buffer: the encoded head copied as
+   * bytes, the ARGV encoded after it (a string would be flattened and encoded
+   * whole on every write, head included).
+   */
+  override toWritable(): Buffer {
+    const { head } = this;
     let tail = '';
-    for (let index = this.head.argumentCount; index < this.args.length; index++) {
-      tail += bulk(String(this.args[index]));
+    for (let index = head.argumentCount; index < this.args.length; index++) {
+      tail += bulk(this.args[index] as string);
     }
-    return `*${this.head.argumentCount + argv + 1}\r\n${this.head.encoded}${tail}`;
+    const count = `*${this.args.length + 1}\r\n`;
+    const tailBytes = Buffer.byteLength(tail);
+    const buffer = Buffer.allocUnsafe(count.length + head.encoded.length + tailBytes);
+    buffer.write(count, 0, 'latin1');
+    head.encoded.copy(buffer, count.length);
+    buffer.write(tail, count.length + head.encoded.length, tailBytes, 'utf8');
+    return buffer;
   }
 }
 
@@ -36,16 +51,17 @@ export class ScriptCommand extends Command {
 export class ScriptHead {
   /** How many arguments of the command the head holds (SHA1, key count, keys). */
   readonly argumentCount: number;
+  /** Those arguments. */
+  readonly arguments: readonly string[];
   /** The command's name and those arguments, RESP-encoded. */
-  readonly encoded: string;
+  readonly encoded: Buffer;
 
   constructor(
     readonly sha: string,
     readonly keys: readonly string[],
   ) {
-    this.argumentCount = 2 + keys.length;
-    this.encoded = [bulk('evalsha'), bulk(sha), bulk(String(keys.length)), ...keys.map(bulk)].join(
-      '',
-    );
+    this.arguments = [sha, String(keys.length), ...keys];
+    this.argumentCount = this.arguments.length;
+    this.encoded = Buffer.from(['evalsha', ...this.arguments].map(bulk).join(''));
   }
 }
