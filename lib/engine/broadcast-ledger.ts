@@ -1,3 +1,6 @@
+/** The ids of an empty ledger: most engines never receive a broadcast task. */
+const none: readonly string[] = [];
+
 /**
  * BroadcastLedger is an engine's memory of the broadcast tasks it received
  * (semantics 1.8): object id -> local lease end and whether this engine
@@ -31,13 +34,15 @@ export class BroadcastLedger {
   }
 
   /** skipIds are the ids above a set's floor this engine received: the walk passes them over. */
-  skipIds(filterSet: string): string[] {
+  skipIds(filterSet: string): readonly string[] {
+    if (this.entries.size === 0) return none;
     const floor = this.floor(filterSet);
     return [...this.entries.keys()].filter((id) => sequenceOf(id) > floor);
   }
 
   /** redeliverIds are the ids received, not completed, whose local lease ended at nowMs. */
-  redeliverIds(nowMs: number): string[] {
+  redeliverIds(nowMs: number): readonly string[] {
+    if (this.entries.size === 0) return none;
     return [...this.entries]
       .filter(([, entry]) => !entry.done && entry.leaseEndMs <= nowMs)
       .map(([id]) => id);

@@ -48,7 +48,16 @@ function whilePending(context: EngineContext, call: Promise<unknown>): Promise<u
   if (!context.connection.owned) return call;
   return new Promise((resolve, reject) => {
     context.pending.add(reject);
-    call.then(resolve, reject).finally(() => context.pending.delete(reject));
+    call.then(
+      (value) => {
+        context.pending.delete(reject);
+        resolve(value);
+      },
+      (error: unknown) => {
+        context.pending.delete(reject);
+        reject(error);
+      },
+    );
   });
 }
 

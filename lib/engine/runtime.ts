@@ -75,16 +75,17 @@ async function completeAndSearch(
   assertOpen(context, 'delete');
   const now = readClock(context.clock);
   const nowMs = now.getTime();
-  const outcomes: (CompletionOutcome | undefined)[] = [];
+  const outcomes: (CompletionOutcome | undefined)[] = new Array(completions.length);
   const sent: number[] = [];
   const entries: (string | number)[] = [];
-  completions.forEach(({ task, filters, parking, outcome, children }, index) => {
+  for (let index = 0; index < completions.length; index++) {
+    const { task, filters, parking, outcome, children } = completions[index] as Completion;
     try {
       const prepared = prepareDelete(context, task, now, outcome, children);
       // a broadcast copy this engine received is completed here: its search follows below
       if (prepared.completedLocally) {
         completedTask(context, task);
-        return;
+        continue;
       }
       entries.push(
         ...prepared.args,
@@ -97,39 +98,41 @@ async function completeAndSearch(
     } catch (error) {
       outcomes[index] = { deleted: false, error };
     }
-  });
+  }
   if (sent.length > 0) {
-    await pruneLedger(context, nowMs);
-    const replies = (await runRequest(context, 'deleteSearch', (request) => [
-      ...searchArgs(context, noFilters, nowMs, request, exclude),
-      ...entries,
-    ])) as DeleteSearchReply[];
+    const pruning = pruneLedger(context, nowMs);
+    if (pruning !== undefined) await pruning;
+    const replies = (await runRequest(context, 'deleteSearch', (request) =>
+      searchArgs(context, noFilters, nowMs, request, exclude).concat(entries),
+    )) as DeleteSearchReply[];
     const counts = replies[sent.length];
     if (counts?.[0] === 'counts')
       countTasks(context, { created: { gate: counts[1] }, halted: counts[2] });
-    sent.forEach((index, position) => {
+    const observed = context.observers.size > 0;
+    for (let position = 0; position < sent.length; position++) {
+      const index = sent[position] as number;
+      const completion = completions[index] as Completion;
       const reply = replies[position];
       if (reply === undefined || reply[0] === 'error' || reply[0] === 'counts') {
         const message =
           reply?.[0] === 'error' ? reply[1] : 'delete-search: no answer for this completion';
         outcomes[index] = { deleted: false, error: fromReply(new Error(message)) };
-        return;
+        continue;
       }
-      const completion = completions[index];
-      if (completion !== undefined) {
+      if (observed) {
         countDelete(context, [reply[0], 0, 0]);
         completedTask(context, completion.task);
       }
-      const [, ...search] = reply;
-      const filterSet = completions[index]?.filters.set ?? '';
-      const outcome = readSearchReply(context, search, nowMs, filterSet);
+      // the entry's search answer follows its delete's result
+      const next = readSearchReply(context, reply, nowMs, completion.filters.set, 1);
       // a broadcast task another search of this engine delivered first, or a
       // search that ran out of its budget: search again below
-      if (outcome !== retry && outcome !== more) outcomes[index] = { deleted: true, next: outcome };
-    });
+      if (next !== retry && next !== more) outcomes[index] = { deleted: true, next };
+    }
   }
-  for (const [index, completion] of completions.entries()) {
+  for (let index = 0; index < completions.length; index++) {
     if (outcomes[index] !== undefined) continue;
+    const completion = completions[index] as Completion;
     try {
       outcomes[index] = {
         deleted: true,

@@ -51,7 +51,8 @@ export async function searchWith(
   parking?: Parking,
 ): Promise<Task | undefined> {
   const nowMs = readClock(context.clock).getTime();
-  await pruneLedger(context, nowMs);
+  const pruning = pruneLedger(context, nowMs);
+  if (pruning !== undefined) await pruning;
   let resume = '';
   for (;;) {
     const reply = (await runRequest(context, 'search', (request) =>
@@ -124,7 +125,7 @@ export function parkingArgs(parking: Parking | undefined): string[] {
 }
 
 /** idList writes ids for the script; '' when there are none (most searches). */
-function idList(ids: string[]): string {
+function idList(ids: readonly string[]): string {
   return ids.length === 0 ? '' : JSON.stringify(ids);
 }
 
@@ -132,16 +133,25 @@ function idList(ids: string[]): string {
  * readSearchReply turns the script's answer into the task handed out, records
  * a broadcast delivery in the ledger, says `retry` when a concurrent search
  * of this engine delivered that broadcast task first, and `more` when the
- * step ran out of its budget.
+ * step ran out of its budget. `offset` is where the search's answer starts
+ * in `reply` (delete-search puts the delete's result before it).
  */
 export function readSearchReply(
   context: EngineContext,
-  reply: SearchReply,
+  reply: SearchReply | readonly unknown[],
   nowMs: number,
   filterSet: string,
+  offset = 0,
 ): Task | undefined | typeof retry | typeof more {
-  const [kind, id, record, floors, nextDue, , sequenceBack] = reply;
-  const [floor = 0, base = 0] = floors.split(':').map(Number);
+  const kind = reply[offset] as SearchReply[0];
+  const id = reply[offset + 1] as string;
+  const record = reply[offset + 2] as string;
+  const floors = reply[offset + 3] as string;
+  const nextDue = reply[offset + 4] as string;
+  const sequenceBack = reply[offset + 6] as SearchReply[6];
+  const colon = floors.indexOf(':');
+  const floor = colon < 0 ? Number(floors) : Number(floors.slice(0, colon));
+  const base = colon < 0 ? 0 : Number(floors.slice(colon + 1));
   if (sequenceBack === '1') context.ledger.restartFloors();
   else context.ledger.raiseFloor(filterSet, floor, base);
   if (kind === 'more') return more;
@@ -163,12 +173,18 @@ const ledgerPruneIntervalMs = 60_000;
 /**
  * pruneLedger forgets broadcast tasks that are no longer in the queue (an
  * engine may; semantics 1.8), at most once a minute and only when the ledger
- * holds something.
+ * holds something: undefined when nothing is to be done (no need to wait).
  */
-export async function pruneLedger(context: EngineContext, nowMs: number): Promise<void> {
+export function pruneLedger(context: EngineContext, nowMs: number): Promise<void> | undefined {
   const { ledger } = context;
-  if (ledger.size === 0 || nowMs - context.ledgerPrunedMs < ledgerPruneIntervalMs) return;
+  if (ledger.size === 0 || nowMs - context.ledgerPrunedMs < ledgerPruneIntervalMs) return undefined;
   context.ledgerPrunedMs = nowMs;
+  return dropGone(context);
+}
+
+/** dropGone asks the queue which of the ledger's tasks are gone, and forgets them. */
+async function dropGone(context: EngineContext): Promise<void> {
+  const { ledger } = context;
   const ids = ledger.ids();
   const gone: string[] = [];
   for (let start = 0; start < ids.length; start += 1_000) {

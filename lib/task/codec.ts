@@ -111,9 +111,11 @@ export function decodeStored(id: string, json: string): Task {
   const named = core[Label.Object];
   if (named !== undefined && named !== id)
     throw new MalformedTaskError(`its core names object ${named}`);
+  // the maps are fresh objects of JSON.parse, ours to complete
+  if (named === undefined) core[Label.Object] = id;
   const decoded: Task = {};
   for (const name of mapNames) {
-    if (name === 'core') decoded.core = withLabel(core, Label.Object, id);
+    if (name === 'core') decoded.core = core;
     else if (name === 'node') {
       if (value['node'] === false) continue;
       decoded.node = task.node ?? { [Label.Method]: Method.Any };
@@ -136,12 +138,6 @@ export function tryDecodeStored(id: string, json: string | null | undefined): Ta
 function isDefaultNode(labels: Labels): boolean {
   const keys = Object.keys(labels);
   return keys.length === 1 && labels[Label.Method] === Method.Any;
-}
-
-function withLabel(labels: Labels, key: string, value: string): Labels {
-  const copy = copyLabels(labels);
-  Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
-  return copy;
 }
 
 function parse(json: string): Record<string, unknown> {
