@@ -1,5 +1,5 @@
 import type { Engine } from '../lib/engine/engine.js';
-import { filterList, searchFor, unparkSlots } from '../lib/engine/runtime.js';
+import { engineContext, filterList, searchFor, unparkSlots } from '../lib/engine/runtime.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { useQueue, type TestQueue } from './harness/queue.js';
@@ -57,7 +57,9 @@ function park(
   filters: Task[] = [],
   untilMs = Date.parse('2023-10-20T01:00:00Z'),
 ) {
-  return searchFor(engine, filterList(filters), [], { slot, untilMs });
+  // the runtime parks for a while from the search's instant (the fake clock's)
+  const forMs = untilMs - engineContext(engine).clock().getTime();
+  return searchFor(engine, filterList(filters), [], { slot, forMs });
 }
 
 /** woken: the slots the channel's messages named so far. */

@@ -91,7 +91,7 @@ async function completeAndSearch(
         ...prepared.args,
         filters.texts,
         filters.ids,
-        ...parkingArgs(parking),
+        ...parkingArgs(parking, nowMs),
         ...broadcastArgs(context, filters),
       );
       sent.push(index);

@@ -30,10 +30,13 @@ export async function searchTask(
   return searchWith(context, filter === undefined ? noFilters : filterList([filter]), exclude);
 }
 
-/** Parking says which slot of the worker runtime searches, and until when it parks if there is no work (engine ms). */
+/**
+ * Parking says which slot of the worker runtime searches, and for how long
+ * (engine ms from the search's instant) it stays parked if there is no work.
+ */
 export interface Parking {
   slot: string;
-  untilMs: number;
+  forMs: number;
 }
 
 /**
@@ -108,7 +111,7 @@ export function searchArgs(
     context.selfKey,
     resume,
     filters.ids,
-    ...parkingArgs(parking),
+    ...parkingArgs(parking, nowMs),
     request,
   ];
 }
@@ -119,9 +122,9 @@ export function broadcastArgs(context: EngineContext, filters: FilterList): stri
   return [`${ledger.floor(filters.set)}:${ledger.base}`, idList(ledger.skipIds(filters.set))];
 }
 
-/** parkingArgs are the slot and park deadline arguments of a search. */
-export function parkingArgs(parking: Parking | undefined): string[] {
-  return parking === undefined ? ['', ''] : [parking.slot, String(parking.untilMs)];
+/** parkingArgs are the slot and park deadline arguments of a search at nowMs. */
+export function parkingArgs(parking: Parking | undefined, nowMs: number): string[] {
+  return parking === undefined ? ['', ''] : [parking.slot, String(nowMs + parking.forMs)];
 }
 
 /** idList writes ids for the script; '' when there are none (most searches). */

@@ -9,15 +9,14 @@ import { TaskLimitError } from '../errors.js';
  * with.
  */
 export class Attempt {
-  private startedMs: number;
+  /** when the handler's ensure was called (engine ms): set by start() */
+  private startedMs = 0;
   private readonly lines: string[] = [];
   private dropped = 0;
   /** The tasks the handler spawned: what the completing script stores (create's arguments). */
   private readonly spawned: unknown[][] = [];
 
-  constructor(private readonly clock: Clock) {
-    this.startedMs = clock().getTime();
-  }
+  constructor(private readonly clock: Clock) {}
 
   /** start marks when the handler's ensure was called. */
   start(): void {

@@ -67,7 +67,15 @@ export class Completions {
     const lane = this.lanes[slot % this.lanes.length];
     if (lane === undefined) throw new RangeError('Completions: no lanes');
     return new Promise((resolve, reject) => {
-      lane.queue.push({ ...completion, resolve, reject });
+      lane.queue.push({
+        task: completion.task,
+        filters: completion.filters,
+        parking: completion.parking,
+        outcome: completion.outcome,
+        children: completion.children,
+        resolve,
+        reject,
+      });
       if (lane.slots === 1) {
         this.flush(lane);
       } else if (!lane.scheduled) {

@@ -145,7 +145,7 @@ export class Lease {
       return false;
     }
     if (leftMs >= this.terms.expiryMs / 2) {
-      this.plan();
+      this.plan(leftMs);
       return true;
     }
     try {
@@ -197,10 +197,13 @@ export class Lease {
     return this.endMs - this.terms.marginMs - this.terms.clock().getTime();
   }
 
-  /** plan times what comes next from the lease end: a renewal halfway to the abort point, or the abort point. */
-  private plan(): void {
+  /**
+   * plan times what comes next from the lease end: a renewal halfway to the
+   * abort point, or the abort point. `leftMs`: how long until the abort point,
+   * if just read.
+   */
+  private plan(leftMs = this.leftMs()): void {
     if (this.stopped || this.isLostFlag) return;
-    const leftMs = this.leftMs();
     if (leftMs <= 0) this.expired();
     else this.schedule(this.terms.autoExtend ? leftMs / 2 : leftMs);
   }

@@ -112,6 +112,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private readonly completedAndParked = new Set<number>();
   /** Tasks being ensured that engine.cancel stopped: their handlers' signals aborted. */
   private readonly cancelled = new Set<string>();
+  /** Each slot's parking, the same for every search of the slot. */
+  private readonly parkings: Parking[];
 
   /**
    * Checks every argument here, so a worker that was built runs: a TypeError
@@ -135,6 +137,9 @@ export class Worker extends EventEmitter<WorkerEvents> {
       filters.length === 0
         ? [filterList([])]
         : filters.map((_, turn) => filterList([...filters.slice(turn), ...filters.slice(0, turn)]));
+    this.parkings = Array.from({ length: this.options.concurrency }, (_, slot) =>
+      this.slotParking(slot),
+    );
     this.completions = new Completions(
       (batch) => deleteThenSearch(this.engine, batch, this.skipped()),
       this.options.concurrency,
@@ -399,13 +404,16 @@ export class Worker extends EventEmitter<WorkerEvents> {
     return searchFor(this.engine, this.nextFilters(), this.skipped(), this.parking(slot));
   }
 
-  /** parking: where a slot waits when its search finds no work, and until when its place holds. */
+  /** parking: where a slot waits when its search finds no work, and for how long its place holds. */
   private parking(slot: number): Parking {
-    const context = engineContext(this.engine);
+    return this.parkings[slot] ?? this.slotParking(slot);
+  }
+
+  private slotParking(slot: number): Parking {
     return {
       slot: String(slot),
       // a live slot searches again after pollInterval; three missed polls: it is gone
-      untilMs: context.clock().getTime() + 3 * this.options.pollInterval * this.options.timeScale,
+      forMs: 3 * this.options.pollInterval * this.options.timeScale,
     };
   }
 
