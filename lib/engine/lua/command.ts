@@ -5,6 +5,14 @@ function bulk(argument: string): string {
   return `$${Buffer.byteLength(argument)}\r\n${argument}\r\n`;
 }
 
+/** The headers of bulk strings up to 255 bytes long (most arguments), made once. */
+const bulkHeaders = Array.from({ length: 256 }, (_, length) => `$${length}\r\n`);
+
+/** bulkHeader is the header of a bulk string of `length` bytes. */
+function bulkHeader(length: number): string {
+  return bulkHeaders[length] ?? `$${length}\r\n`;
+}
+
 /** No arguments: what the base class is built with (the full list is set after). */
 const noArguments: string[] = [];
 
@@ -35,7 +43,8 @@ export class ScriptCommand extends Command {
     const { head } = this;
     let tail = '';
     for (let index = head.argumentCount; index < this.args.length; index++) {
-      tail += bulk(this.args[index] as string);
+      const argument = this.args[index] as string;
+      tail += bulkHeader(Buffer.byteLength(argument)) + argument + '\r\n';
     }
     const count = `*${this.args.length + 1}\r\n`;
     const tailBytes = Buffer.byteLength(tail);
