@@ -131,7 +131,7 @@ export class Lease {
    * when the lease is over (the task is lost), nor when it had to be renewed
    * first and that failed (lost, or a Redis error, reported).
    */
-  async begin(claimedEndMs: number | undefined): Promise<boolean> {
+  begin(claimedEndMs: number | undefined): boolean | Promise<boolean> {
     // a missing or unreadable lease end counts as ended, as expire reads it
     this.endMs = claimedEndMs ?? tryParseTime(this.task.core?.[Label.Expiry])?.getTime() ?? 0;
     const leftMs = this.leftMs();
@@ -144,10 +144,16 @@ export class Lease {
       );
       return false;
     }
+    // most claims: decided now, without a promise
     if (leftMs >= this.terms.expiryMs / 2) {
       this.plan(leftMs);
       return true;
     }
+    return this.renewFirst();
+  }
+
+  /** renewFirst renews a lease claimed with less than half its expiry left, and says whether the handler may start. */
+  private async renewFirst(): Promise<boolean> {
     try {
       await this.extend();
     } catch (error) {

@@ -501,7 +501,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
     this.running.set(id, controller);
     if (lease !== undefined) {
       this.leases.set(id, lease);
-      if (!(await this.begin(task, lease))) return undefined;
+      const begun = this.begin(task, lease);
+      if (begun !== true && !(await begun)) return undefined;
     }
     const started = performance.now();
     let failure: { error: unknown } | undefined;
@@ -519,7 +520,9 @@ export class Worker extends EventEmitter<WorkerEvents> {
           }, timeout);
     attempt.start();
     try {
-      const result = await runEnsure(context, task, () => handler.ensure(task, ensureContext));
+      const result = await (context.observers.size === 0
+        ? handler.ensure(task, ensureContext)
+        : runEnsure(context, task, () => handler.ensure(task, ensureContext)));
       // a result that cannot be kept with the outcome fails the attempt
       outcome = attempt.completed(result);
     } catch (error) {
@@ -572,9 +575,19 @@ export class Worker extends EventEmitter<WorkerEvents> {
    * claim that came too late, whose renewal failed, or that stop() overtook
    * is not started: it is given back (if still owned).
    */
-  private async begin(task: Task, lease: Lease): Promise<boolean> {
-    const ready = await lease.begin(claimedLeaseEnd(task));
-    if (ready && !lease.lost && !this.stopRequested) return true;
+  private begin(task: Task, lease: Lease): boolean | Promise<boolean> {
+    const ready = lease.begin(claimedLeaseEnd(task));
+    if (ready === true && !lease.lost && !this.stopRequested) return true;
+    return this.notBegun(task, lease, ready);
+  }
+
+  /** notBegun waits for a lease that had to be renewed first, and gives back a claim that may not start. */
+  private async notBegun(
+    task: Task,
+    lease: Lease,
+    ready: boolean | Promise<boolean>,
+  ): Promise<boolean> {
+    if ((await ready) && !lease.lost && !this.stopRequested) return true;
     this.forget(task.core?.[Label.Object] ?? '', lease);
     await this.release(task);
     return false;

@@ -73,7 +73,8 @@ async function expectRenewalIn(calls: unknown[], ms: number): Promise<void> {
 async function beganLate() {
   const made = lease();
   await advance(1_500);
-  const ready = made.lease.begin(startMs + expiryMs);
+  // a late claim is renewed first: its answer comes as a promise
+  const ready = Promise.resolve(made.lease.begin(startMs + expiryMs));
   await advance(0);
   return { ...made, ready };
 }
@@ -91,7 +92,7 @@ describe('Lease', () => {
     const { lease: held, calls } = lease();
     // the claim's reply came 100 ms after the engine read `now`
     await advance(100);
-    await expect(held.begin(startMs + expiryMs)).resolves.toBe(true);
+    expect(await held.begin(startMs + expiryMs)).toBe(true);
     expect(calls).toHaveLength(0);
 
     // abort point: 2,000 - 200 = 1,800; left at 100: 1,700; renewal 850 ms later
@@ -166,7 +167,7 @@ describe('Lease', () => {
       const { lease: held, calls, lost } = lease();
       await advance(1_500);
 
-      await expect(held.begin(claimedEndMs)).resolves.toBe(false);
+      expect(await held.begin(claimedEndMs)).toBe(false);
       expect(calls).toEqual([]);
       expect(lost).toHaveLength(1);
       expect(lost[0]).toBeInstanceOf(TaskOutdatedError);
@@ -182,7 +183,7 @@ describe('Lease', () => {
     const { lease: held, calls } = lease();
     // 900 ms late: 900 ms to the abort point, more than half the expiry, so no renewal first
     await advance(900);
-    await expect(held.begin(startMs + expiryMs + 100)).resolves.toBe(true);
+    expect(await held.begin(startMs + expiryMs + 100)).toBe(true);
     expect(calls).toHaveLength(0);
     // halfway to the abort point: 500 ms from now, where half the expiry would be 1,000
     await expectRenewalIn(calls, 500);
@@ -191,7 +192,7 @@ describe('Lease', () => {
 
   it('renews sooner after a renewal that answered late, from the lease end it granted', async () => {
     const { lease: held, calls } = lease();
-    await expect(held.begin(startMs + expiryMs)).resolves.toBe(true);
+    expect(await held.begin(startMs + expiryMs)).toBe(true);
     await advance(900); // first renewal, asked at 900: grants until 2,900
     expect(calls).toHaveLength(1);
     await advance(800); // its answer comes at 1,700: 1,000 ms left to 2,700
@@ -204,7 +205,7 @@ describe('Lease', () => {
 
   it('aborts the signal at the lease end less the margin when auto-extend is off', async () => {
     const { lease: held, calls, lost } = lease({ autoExtend: false });
-    await expect(held.begin(startMs + expiryMs)).resolves.toBe(true);
+    expect(await held.begin(startMs + expiryMs)).toBe(true);
 
     await advance(expiryMs - marginMs - 1);
     expect(held.controller.isAborted).toBe(false);
@@ -220,7 +221,7 @@ describe('Lease', () => {
 
   it('aborts the signal at the lease end less the margin while a renewal hangs', async () => {
     const { lease: held, calls, lost } = lease();
-    await expect(held.begin(startMs + expiryMs)).resolves.toBe(true);
+    expect(await held.begin(startMs + expiryMs)).toBe(true);
     await advance(900);
     expect(calls).toHaveLength(1); // and it never answers
 
@@ -233,7 +234,7 @@ describe('Lease', () => {
 
   it('retries a renewal that failed with a Redis error, and still aborts at the abort point', async () => {
     const { lease: held, calls, errors, lost } = lease();
-    await expect(held.begin(startMs + expiryMs)).resolves.toBe(true);
+    expect(await held.begin(startMs + expiryMs)).toBe(true);
     await advance(900);
     calls[0]!.fail(new Error('Connection is closed.'));
     await advance(0);
@@ -246,7 +247,7 @@ describe('Lease', () => {
 
   it('loses the task when a renewal says so, and rethrows to a handler that extends', async () => {
     const { lease: held, calls, lost } = lease();
-    await expect(held.begin(startMs + expiryMs)).resolves.toBe(true);
+    expect(await held.begin(startMs + expiryMs)).toBe(true);
     const extended = held.extend();
     const gone = new TaskNotFoundError('deleted meanwhile');
     calls[0]!.fail(gone);
@@ -273,14 +274,14 @@ describe('Lease', () => {
   it('counts a claim without a lease end as ended, as expire does', async () => {
     const { lease: held, calls, lost } = lease();
 
-    await expect(held.begin(undefined)).resolves.toBe(false);
+    expect(await held.begin(undefined)).toBe(false);
     expect(calls).toEqual([]);
     expect(lost).toEqual([expect.any(TaskOutdatedError)]);
   });
 
   it('plans nothing more once stopped, and a renewal that answers after the stop loses nothing', async () => {
     const { lease: held, calls, lost } = lease();
-    await expect(held.begin(startMs + expiryMs)).resolves.toBe(true);
+    expect(await held.begin(startMs + expiryMs)).toBe(true);
     await advance(900);
     held.stop();
     await advance(2_000); // past the abort point: the answer comes too late to matter
@@ -296,7 +297,7 @@ describe('Lease', () => {
     // an engine clock that runs 10 times as fast as the (fake) wall clock
     const clock = () => new Date(startMs + (Date.now() - startMs) * 10);
     const { lease: held, calls } = lease({ clock, timeScale: 10 });
-    await expect(held.begin(startMs + expiryMs)).resolves.toBe(true);
+    expect(await held.begin(startMs + expiryMs)).toBe(true);
 
     // 1,800 engine ms to the abort point: the renewal 900 engine ms on, 90 real ms
     await expectRenewalIn(calls, 90);
@@ -304,7 +305,7 @@ describe('Lease', () => {
 
   it('aborts the signal as it is read past the abort point, before any overdue timer ran (a process frozen past its lease)', async () => {
     const { lease: held, lost } = lease();
-    await expect(held.begin(startMs + expiryMs)).resolves.toBe(true);
+    expect(await held.begin(startMs + expiryMs)).toBe(true);
     const { signal } = held.controller;
     expect(signal.aborted).toBe(false);
 
@@ -317,7 +318,7 @@ describe('Lease', () => {
 
   it('checks the abort point in throwIfAborted() too, and not before it', async () => {
     const { lease: held, lost } = lease();
-    await expect(held.begin(startMs + expiryMs)).resolves.toBe(true);
+    expect(await held.begin(startMs + expiryMs)).toBe(true);
     const { signal } = held.controller;
     jest.setSystemTime(startMs + expiryMs - marginMs - 1);
     expect(() => signal.throwIfAborted()).not.toThrow();
