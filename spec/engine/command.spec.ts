@@ -10,6 +10,10 @@ describe('ScriptCommand', () => {
     ['no arguments', []],
     ['a few', ['1697760001000', 'eon', '']],
     ['multi-byte and long ones', ['{"meta":{"k":"ü"}}', 'x'.repeat(5_000), '0']],
+    [
+      'lengths of every number of digits',
+      ['a'.repeat(9), 'b'.repeat(32), 'c'.repeat(33), 'd'.repeat(150), '😀'.repeat(40)],
+    ],
   ])('writes the same bytes as an ordinary evalsha (%s)', (_name, args: string[]) => {
     const ordinary = new Command('evalsha', [head.sha, String(keys.length), ...keys, ...args]);
     const ours = new ScriptCommand(head, args);

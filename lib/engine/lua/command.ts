@@ -5,12 +5,25 @@ function bulk(argument: string): string {
   return `$${Buffer.byteLength(argument)}\r\n${argument}\r\n`;
 }
 
-/** The headers of bulk strings up to 255 bytes long (most arguments), made once. */
-const bulkHeaders = Array.from({ length: 256 }, (_, length) => `$${length}\r\n`);
+/** digits: how many decimal digits a length has. */
+function digits(value: number): number {
+  return value < 10 ? 1 : value < 100 ? 2 : value < 1_000 ? 3 : String(value).length;
+}
 
-/** bulkHeader is the header of a bulk string of `length` bytes. */
-function bulkHeader(length: number): string {
-  return bulkHeaders[length] ?? `$${length}\r\n`;
+/** writeHeader writes `<mark><value>\r\n` at offset and returns the offset after it. */
+function writeHeader(buffer: Buffer, offset: number, mark: number, value: number): number {
+  buffer[offset++] = mark;
+  if (value < 10) {
+    buffer[offset++] = 0x30 + value;
+  } else if (value < 100) {
+    buffer[offset++] = 0x30 + Math.floor(value / 10);
+    buffer[offset++] = 0x30 + (value % 10);
+  } else {
+    offset += buffer.write(String(value), offset, 'latin1');
+  }
+  buffer[offset++] = 0x0d;
+  buffer[offset++] = 0x0a;
+  return offset;
 }
 
 /** No arguments: what the base class is built with (the full list is set after). */
@@ -36,22 +49,38 @@ export class ScriptCommand extends Command {
 
   /**
    * toWritable writes the command as one buffer: the encoded head copied as
-   * bytes, the ARGV encoded after it (a string would be flattened and encoded
-   * whole on every write, head included).
+   * bytes, then each ARGV argument written in place (no string is built: a
+   * busy worker writes thousands of commands a second, and each string it
+   * made here was garbage at once).
    */
   override toWritable(): Buffer {
-    const { head } = this;
-    let tail = '';
-    for (let index = head.argumentCount; index < this.args.length; index++) {
-      const argument = this.args[index] as string;
-      tail += bulkHeader(Buffer.byteLength(argument)) + argument + '\r\n';
+    const { head, args } = this;
+    const first = head.argumentCount;
+    const lengths: number[] = [];
+    let size = 0;
+    for (let index = first; index < args.length; index++) {
+      const length = Buffer.byteLength(args[index] as string);
+      lengths.push(length);
+      size += digits(length) + length + 5; // $<length>\r\n<argument>\r\n
     }
-    const count = `*${this.args.length + 1}\r\n`;
-    const tailBytes = Buffer.byteLength(tail);
-    const buffer = Buffer.allocUnsafe(count.length + head.encoded.length + tailBytes);
-    buffer.write(count, 0, 'latin1');
-    head.encoded.copy(buffer, count.length);
-    buffer.write(tail, count.length + head.encoded.length, tailBytes, 'utf8');
+    const count = args.length + 1;
+    const buffer = Buffer.allocUnsafe(digits(count) + 3 + head.encoded.length + size);
+    let offset = writeHeader(buffer, 0, 0x2a, count); // *<count>\r\n
+    offset += head.encoded.copy(buffer, offset);
+    for (let index = first; index < args.length; index++) {
+      const argument = args[index] as string;
+      const length = lengths[index - first] as number;
+      offset = writeHeader(buffer, offset, 0x24, length);
+      if (length === argument.length && length <= 32) {
+        // ASCII and short: byte by byte is cheaper than a call into the binding
+        for (let char = 0; char < length; char++) buffer[offset + char] = argument.charCodeAt(char);
+      } else {
+        buffer.write(argument, offset, length, 'utf8');
+      }
+      offset += length;
+      buffer[offset++] = 0x0d;
+      buffer[offset++] = 0x0a;
+    }
     return buffer;
   }
 }
