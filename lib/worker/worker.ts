@@ -31,6 +31,7 @@ import { Attempt } from './attempt.js';
 import { BackgroundLoop } from './background.js';
 import { Completions } from './completions.js';
 import { DeclinedTasks } from './declined.js';
+import { RunContext } from './ensure-context.js';
 import { bindWorker } from './engine-of.js';
 import type { WorkerEvents } from './events.js';
 import {
@@ -489,15 +490,13 @@ export class Worker extends EventEmitter<WorkerEvents> {
       : undefined;
     const controller = lease?.controller ?? new LazyAbort();
     const attempt = new Attempt(this.leaseTerms.clock);
-    const ensureContext: EnsureContext = {
-      get signal() {
-        return controller.signal;
-      },
-      extend: () => (lease === undefined ? Promise.resolve() : lease.extend()),
-      progress: (value) => this.progress(task, value),
-      log: (line) => attempt.log(line),
-      spawn: (child) => attempt.spawn(prepareSpawn(this.engine, child)),
-    };
+    const ensureContext: EnsureContext = new RunContext(
+      controller,
+      () => (lease === undefined ? Promise.resolve() : lease.extend()),
+      (value) => this.progress(task, value),
+      (line) => attempt.log(line),
+      (child) => attempt.spawn(prepareSpawn(this.engine, child)),
+    );
     this.running.set(id, controller);
     if (lease !== undefined) {
       this.leases.set(id, lease);
