@@ -55,7 +55,7 @@ function whilePending(context: EngineContext, call: Promise<unknown>): Promise<u
       },
       (error: unknown) => {
         context.pending.delete(reject);
-        reject(error);
+        reject(error); // eslint-disable-line @typescript-eslint/prefer-promise-reject-errors -- what the call rejected with
       },
     );
   });

@@ -75,7 +75,7 @@ async function completeAndSearch(
   assertOpen(context, 'delete');
   const now = readClock(context.clock);
   const nowMs = now.getTime();
-  const outcomes: (CompletionOutcome | undefined)[] = new Array(completions.length);
+  const outcomes: (CompletionOutcome | undefined)[] = [];
   const sent: number[] = [];
   const entries: (string | number)[] = [];
   for (let index = 0; index < completions.length; index++) {
