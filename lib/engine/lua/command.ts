@@ -10,6 +10,29 @@ function digits(value: number): number {
   return value < 10 ? 1 : value < 100 ? 2 : value < 1_000 ? 3 : String(value).length;
 }
 
+/** Up to how many UTF-16 units a string is measured and copied here rather than in the binding. */
+const shortChars = 32;
+
+/** utf8Length is the UTF-8 byte length of a string, as Buffer.byteLength counts it (a lone surrogate: 3). */
+function utf8Length(text: string): number {
+  if (text.length > shortChars) return Buffer.byteLength(text);
+  let bytes = 0;
+  for (let index = 0; index < text.length; index++) {
+    const unit = text.charCodeAt(index);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && isLowSurrogate(text.charCodeAt(index + 1))) {
+      bytes += 4;
+      index++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
+}
+
 /** writeHeader writes `<mark><value>\r\n` at offset and returns the offset after it. */
 function writeHeader(buffer: Buffer, offset: number, mark: number, value: number): number {
   buffer[offset++] = mark;
@@ -59,7 +82,7 @@ export class ScriptCommand extends Command {
     const lengths: number[] = [];
     let size = 0;
     for (let index = first; index < args.length; index++) {
-      const length = Buffer.byteLength(args[index] as string);
+      const length = utf8Length(args[index] as string);
       lengths.push(length);
       size += digits(length) + length + 5; // $<length>\r\n<argument>\r\n
     }
@@ -71,7 +94,7 @@ export class ScriptCommand extends Command {
       const argument = args[index] as string;
       const length = lengths[index - first] as number;
       offset = writeHeader(buffer, offset, 0x24, length);
-      if (length === argument.length && length <= 32) {
+      if (length === argument.length && length <= shortChars) {
         // ASCII and short: byte by byte is cheaper than a call into the binding
         for (let char = 0; char < length; char++) buffer[offset + char] = argument.charCodeAt(char);
       } else {
