@@ -17,7 +17,29 @@ export function formatTime(date: Date): string {
 
 const lastFormatted = { ms: Number.NaN, text: '' };
 
+/** The last instant of year 9999: up to it, toISOString writes `YYYY-MM-DDTHH:mm:ss.sssZ`. */
+const lastFourDigitYearMs = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** The fraction each millisecond of a second is written with: '', '.001' … '.5' … '.999'. */
+const fractions = Array.from({ length: 1_000 }, (_, ms) =>
+  ms === 0 ? '' : `.${String(ms).padStart(3, '0').replace(/0+$/, '')}`,
+);
+
+/** The second formatIso wrote last: a busy worker writes many instants within one. */
+const lastSecond = { at: Number.NaN, whole: '' };
+
 function formatIso(date: Date): string {
+  const ms = date.getTime();
+  if (ms < 0 || ms > lastFourDigitYearMs) return formatAnyIso(date);
+  const at = Math.floor(ms / 1_000);
+  if (at !== lastSecond.at) {
+    lastSecond.at = at;
+    lastSecond.whole = date.toISOString().slice(0, 19); // YYYY-MM-DDTHH:mm:ss
+  }
+  return `${lastSecond.whole}${fractions[ms - at * 1_000] ?? ''}Z`;
+}
+
+function formatAnyIso(date: Date): string {
   const iso = date.toISOString(); // YYYY-MM-DDTHH:mm:ss.sssZ (or ±YYYYYY-... outside 0000-9999)
   const dot = iso.lastIndexOf('.');
   const whole = iso.slice(0, dot);

@@ -18,6 +18,25 @@ describe('formatTime', () => {
     expect(() => formatTime(new Date(Number.NaN))).toThrow(RangeError);
   });
 
+  it('writes what toISOString writes, its zeros of the fraction trimmed, also within one second', () => {
+    const reference = (ms: number) =>
+      new Date(ms)
+        .toISOString()
+        .replace(/\.?0*Z$/, (tail) => `${tail.slice(0, -1).replace(/\.?0*$/, '')}Z`);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -62_198_755_200_000, max: 8_639_999_999_999_000 }),
+        fc.integer({ min: 0, max: 999 }),
+        (ms, step) => {
+          // an instant, then another of the same second (its whole part kept from the first)
+          expect(formatTime(new Date(ms))).toBe(reference(ms));
+          const second = ms - (((ms % 1_000) + 1_000) % 1_000);
+          expect(formatTime(new Date(second + step))).toBe(reference(second + step));
+        },
+      ),
+    );
+  });
+
   it('round-trips through parseTime for every millisecond instant of 1970-9999', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 253_402_300_799_999 }), (ms) => {
