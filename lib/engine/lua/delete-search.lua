@@ -28,13 +28,27 @@
 ]]
 --- @include "task"
 --- @include "request"
+--- @include "owners"
+--- @include "outcome"
+--- @include "delete-request"
+--- @include "search-request"
+--- @include "plain"
+
+-- the general delete and search, built on first use: Redis runs a script's
+-- whole chunk on every call, and most calls of the worker runtime take the
+-- plain path alone
+local general_module = nil
+local function general()
+  if general_module ~= nil then return general_module end
 --- @include "has"
 --- @include "roots"
 --- @include "index"
 --- @include "walk"
---- @include "outcome"
 --- @include "delete"
 --- @include "search"
+  general_module = { delete = delete, search = search, finish = finish }
+  return general_module
+end
 
 local searching = search_request(1)
 
@@ -70,9 +84,12 @@ local replies = {}
 local memory = {}
 for first = SEARCH_ARGUMENTS + 1, #ARGV, DELETE_ARGUMENTS + 6 do
   local deleting = delete_request(first, searching.now)
-  ctx.op = 'delete'
-  local result = delete(deleting, ctx)
-  ctx.op = nil
+  local result = plain_delete(deleting, ctx)
+  if result == nil then
+    ctx.op = 'delete'
+    result = general().delete(deleting, ctx)
+    ctx.op = nil
+  end
   if type(result) == 'table' then
     replies[#replies + 1] = { 'error', result.err }
     memory[#memory + 1] = { e = result.err }
@@ -84,7 +101,9 @@ for first = SEARCH_ARGUMENTS + 1, #ARGV, DELETE_ARGUMENTS + 6 do
     searching.base = string.match(ARGV[at + 4], ':(%d+)$')
     searching.skip = id_set(ARGV[at + 5], {})
     ctx.claimed = nil
-    local reply = { result, search(searching, ctx) }
+    local plain = plain_search(searching, ctx)
+    local reply
+    if plain ~= nil then reply = { result, unpack(plain) } else reply = { result, general().search(searching, ctx) } end
     replies[#replies + 1] = reply
     memory[#memory + 1] = { r = result, k = reply[2], i = reply[3], f = reply[5], d = reply[6], m = reply[7],
       b = reply[8], c = ctx.claimed }
@@ -92,6 +111,7 @@ for first = SEARCH_ARGUMENTS + 1, #ARGV, DELETE_ARGUMENTS + 6 do
 end
 replies[#replies + 1] = { 'counts', ctx.emitted, ctx.halted }
 memory[#memory + 1] = { n = ctx.emitted, h = ctx.halted }
-finish(ctx)
+-- the plain path notes only owners counts and events
+if general_module ~= nil then general_module.finish(ctx) else write_counts(ctx) end
 remember(searching.request, searching.now, cjson.encode(memory))
 return replies
