@@ -197,6 +197,26 @@ describe('deleteThenSearch (complete and claim, several at once)', () => {
       ]);
     });
 
+    it('keeps the share gate exact over many completions of one call', async () => {
+      for (const order of [
+        ['eon', 'etw', 'aux'],
+        ['aux', 'etw', 'eon'],
+      ]) {
+        const { outcomes } = await both(async (q) => {
+          const [first, second, third] = order.map((worker) => q.engine(worker));
+          const eon =
+            order.indexOf('eon') === 0 ? first! : order.indexOf('eon') === 1 ? second! : third!;
+          for (let n = 0; n < 9; n++) await eon.create({ meta: { n: String(n) } });
+          const claimed = [];
+          for (const engine of [first!, second!, third!, eon, eon])
+            claimed.push(await engine.search());
+          const mine = claimed.filter((task) => task?.core?.[Label.Worker] === 'eon');
+          return mine.map((task) => ({ copy: task! }));
+        });
+        expect(outcomes.length).toBeGreaterThanOrEqual(3);
+      }
+    });
+
     it('claims nothing when the share gate refuses, and parks nothing without a slot', async () => {
       const { outcomes } = await both(async (q, eon) => {
         const etw = q.engine('etw');

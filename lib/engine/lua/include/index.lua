@@ -268,7 +268,7 @@ local function orphans()
     end
     redis.call('HDEL', K['due'], id)
     drop_unicast(id)
-    local holder = redis.call('HGET', K['holders'], id)
+    local holder = holder_of(redis.call('HGET', K['holders'], id))
     if holder then
       redis.call('HDEL', K['holders'], id)
       count_owner(holder, -1, ctx)
@@ -348,16 +348,16 @@ local function reindex_pools(id, old, new, os, ns, ctx)
   local new_owner = new_pool == K['leases'] and ns.owner or nil
   if old_pool == K['leases'] or new_owner ~= nil then
     local holder = nil
-    if old_pool == K['leases'] then holder = redis.call('HGET', K['holders'], id) or nil end
+    if old_pool == K['leases'] then holder = holder_of(redis.call('HGET', K['holders'], id)) end
     if holder ~= new_owner then
       if holder ~= nil then count_owner(holder, -1, ctx) end
       if new_owner ~= nil then
         count_owner(new_owner, 1, ctx)
-        redis.call('HSET', K['holders'], id, new_owner)
-        redis.call('HSET', K['claimed'], id, ctx.now) -- status: owned since
+        -- since when: unknown to repair, which indexes the records anew
+        local since = ctx.quiet and '' or string.format('%d', ctx.now)
+        redis.call('HSET', K['holders'], id, since .. ':' .. new_owner)
       else
         redis.call('HDEL', K['holders'], id)
-        redis.call('HDEL', K['claimed'], id)
       end
     end
   end
@@ -383,7 +383,7 @@ local function repair_pool(id, task, ctx)
     redis.call('ZREM', key, id)
   end
   drop_unicast(id)
-  local holder = redis.call('HGET', K['holders'], id)
+  local holder = holder_of(redis.call('HGET', K['holders'], id))
   if holder then
     redis.call('HDEL', K['holders'], id)
     count_owner(holder, -1, ctx)

@@ -42,19 +42,47 @@ local function js_key(text)
   return table.concat(digits)
 end
 
+-- stored_owners: what `owners` and `owner-order` hold, read once per script:
+-- scripts write them only at their end (write_counts), which forgets this
+local function stored_owners(ctx)
+  local reads = ctx.owner_reads
+  if reads == nil then
+    reads = { own = {}, before = {} }
+    ctx.owner_reads = reads
+  end
+  return reads
+end
+
+local function stored_own_of(worker, reads)
+  local own = reads.own[worker]
+  if own == nil then
+    own = tonumber(redis.call('HGET', K['owners'], worker) or '0')
+    reads.own[worker] = own
+  end
+  return own
+end
+
 -- share_of: the balancing share gate's inputs (semantics 3.2 phase 3) without
 -- reading every owner: own(self), how many workers W holds, and how many of
 -- them sort before self, with the changes this script has not written yet.
 local function share_inputs(worker, self_key, ctx)
-  local stored_own = tonumber(redis.call('HGET', K['owners'], worker) or '0')
+  local reads = stored_owners(ctx)
+  local stored_own = stored_own_of(worker, reads)
   local own = stored_own + (ctx.owners[worker] or 0)
-  local workers = redis.call('HLEN', K['owners'])
+  if reads.count == nil then reads.count = redis.call('HLEN', K['owners']) end
+  local workers = reads.count
   if stored_own >= 1 then workers = workers - 1 end
   local before = 0
-  if workers > 0 then before = redis.call('ZLEXCOUNT', K['owner-order'], '-', '(' .. self_key) end
+  if workers > 0 then
+    before = reads.before[self_key]
+    if before == nil then
+      before = redis.call('ZLEXCOUNT', K['owner-order'], '-', '(' .. self_key)
+      reads.before[self_key] = before
+    end
+  end
   for other, delta in pairs(ctx.owners) do
     if other ~= worker and delta ~= 0 then
-      local stored = tonumber(redis.call('HGET', K['owners'], other) or '0')
+      local stored = stored_own_of(other, reads)
       local was, is = stored >= 1, stored + delta >= 1
       if was ~= is then
         local change = is and 1 or -1
@@ -64,6 +92,14 @@ local function share_inputs(worker, self_key, ctx)
     end
   end
   return own, workers + 1, before
+end
+
+-- `holders`: id of each owned task -> `<claimed ms>:<worker>`, whom the task's
+-- owners count is held for and since when (engine.status; '' after a repair
+-- that found no claim time). holder_of reads the worker.
+local function holder_of(value)
+  if not value then return nil end
+  return string.match(value, '^%d*:(.*)$') or value
 end
 
 -- count_owner notes a change of what a worker owns; finish writes the sum
@@ -87,6 +123,7 @@ local function write_counts(ctx)
     end
   end
   ctx.owners = {}
+  ctx.owner_reads = nil
   -- the capped stream `tail` reads, while someone reads it: the stream exists
   -- then (engine.events() makes it, with a TTL); NOMKSTREAM writes nothing else
   for _, event in ipairs(ctx.events) do

@@ -39,37 +39,68 @@ local function plain_delete(request, ctx)
   -- reindex(id, stored, nil): out of `leases`, `holders`, `claimed`, `retention`
   ctx.events[#ctx.events + 1] = { 'completed', id, owner }
   redis.call('ZREM', K['leases'], id)
-  local holder = redis.call('HGET', K['holders'], id)
+  if ctx.plain_candidates ~= nil then ctx.plain_candidates = ctx.plain_candidates - 1 end
+  local holder = holder_of(redis.call('HGET', K['holders'], id))
   if holder then
     count_owner(holder, -1, ctx)
     redis.call('HDEL', K['holders'], id)
-    redis.call('HDEL', K['claimed'], id)
   end
   redis.call('ZREM', K['retention'], id)
   -- remove_task: its waiters hear of the outcome below
   redis.call('HDEL', K['tasks'], id)
-  redis.call('HDEL', K['attempts'], id)
+  -- failed attempts are rare: one look per script tells whether there are any
+  -- (nothing in this script adds one)
+  if ctx.attempts == nil then ctx.attempts = redis.call('EXISTS', K['attempts']) == 1 end
+  if ctx.attempts then redis.call('HDEL', K['attempts'], id) end
   record_outcome(id, outcome_json(id, 'completed', stored, request.now, request.outcome, nil), request.now,
     request.retention, request.outcome_most)
   return 1
+end
+
+-- ctx.parked: which of the slots of the script's entries were parked when it
+-- began (see read_parked); only an entry's own search parks or unparks its slot
+local function read_parked(slot_keys, ctx)
+  if #slot_keys < 2 then return end
+  local parked = {}
+  for index, value in ipairs(redis.call('HMGET', K['parked-slots'], unpack(slot_keys))) do
+    if value then parked[slot_keys[index]] = true end
+  end
+  ctx.parked = parked
 end
 
 -- plain_search: search() when the queue is plain and the head of `ready` is
 -- a plain task this worker may take; its answer as a list, or nil
 local function plain_search(request, ctx)
   if #request.filters > 0 or next(request.exclude) ~= nil or request.resume ~= '' then return nil end
-  if request.slot ~= '' and redis.call('HEXISTS', K['parked-slots'], request.worker .. '\0' .. request.slot) == 1 then
-    return nil
+  if request.slot ~= '' then
+    local slot_key = request.worker .. '\0' .. request.slot
+    local parked = ctx.parked
+    if parked == nil then
+      parked = redis.call('HEXISTS', K['parked-slots'], slot_key) == 1
+    else
+      parked = parked[slot_key] ~= nil
+    end
+    if parked then return nil end
   end
-  if redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete-groups'], K['promoted'], K['root-jobs'],
-    K['ready-cron'], K['ready-uni'], K['filter-pools']) > 0 then
-    return nil
+  -- nothing due, obsolete, broadcast, unicast or pooled: kept for the script's
+  -- next plain search (the plain path adds none of them; the caller forgets it
+  -- when the general path ran)
+  if ctx.plain_queue == nil then
+    ctx.plain_queue = redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete-groups'], K['promoted'],
+      K['root-jobs'], K['ready-cron'], K['ready-uni'], K['filter-pools']) == 0
   end
+  if not ctx.plain_queue then return nil end
   local worker = request.worker
   -- the share gate, as search's phase 3 with no cron, unicast or due tasks
   local own, workers, before = share_inputs(worker, request.self_key, ctx)
   if workers > 1 then
-    local candidates = redis.call('ZCARD', K['ready']) + redis.call('ZCARD', K['leases'])
+    -- a plain claim moves a task from `ready` to `leases`, a plain delete takes
+    -- one from `leases`: the count read once is kept up to date (the caller
+    -- forgets it when the general path ran)
+    if ctx.plain_candidates == nil then
+      ctx.plain_candidates = redis.call('ZCARD', K['ready']) + redis.call('ZCARD', K['leases'])
+    end
+    local candidates = ctx.plain_candidates
     local share = math.floor(candidates / workers)
     if before < candidates % workers then share = share + 1 end
     if candidates <= 0 or share - own <= 0 then return nil end
@@ -97,8 +128,7 @@ local function plain_search(request, ctx)
   redis.call('ZREM', K['ready'], id)
   redis.call('ZADD', K['leases'], request.expiry_ms, id)
   count_owner(worker, 1, ctx)
-  redis.call('HSET', K['holders'], id, worker)
-  redis.call('HSET', K['claimed'], id, request.now_text)
+  redis.call('HSET', K['holders'], id, request.now_text .. ':' .. worker)
   redis.call('ZADD', K['retention'], '0', id) -- a string: Redis turns a number into one with printf
   redis.call(SIGNAL_PUBLISH, K['watch'] .. ':' .. id, '{"w":' .. cjson.encode(worker) .. '}')
   return { answer('task', id, record, request.floor .. ':' .. request.base) }
