@@ -1,16 +1,21 @@
 import type { Engine } from '../lib/engine/engine.js';
+import type { EngineOptions } from '../lib/engine/options.js';
 import { deleteThenSearch, type CompletionOutcome, filterList } from '../lib/engine/runtime.js';
 import { TaskNotFoundError, TaskOutdatedError } from '../lib/errors.js';
 import { Gate, Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
+import { queueContents } from './harness/queue-state.js';
 import { useQueue, type TestQueue } from './harness/queue.js';
+import { failTask } from '../lib/engine/runtime.js';
 
 // The worker runtime completes tasks and claims the next ones with
 // deleteThenSearch: for each completion in order, delete(task) then
 // search(filter), as one atomic step for all of them. These tests run the
 // same story twice, on two queues with the same clock: once with one
 // deleteThenSearch call, once with the public calls one after another. The
-// queues and the answers must be the same.
+// queues and the answers must be the same, down to every index entry: the
+// script's plain path (include/plain.lua) must leave what delete() and
+// search() would.
 
 const everything: Task = { meta: { '*': '*' } };
 
@@ -61,9 +66,10 @@ describe('deleteThenSearch (complete and claim, several at once)', () => {
    */
   async function both(
     setUp: (q: TestQueue, eon: Engine) => Promise<Step[]>,
+    options: EngineOptions = {},
   ): Promise<{ outcomes: CompletionOutcome[]; queue: Task[] }> {
     const [a, b] = [batched(), serial()];
-    const [eonA, eonB] = [a.engine('eon'), b.engine('eon')];
+    const [eonA, eonB] = [a.engine('eon', options), b.engine('eon', options)];
     const [stepsA, stepsB] = [await setUp(a, eonA), await setUp(b, eonB)];
     const outcomes = await deleteThenSearch(
       eonA,
@@ -76,6 +82,10 @@ describe('deleteThenSearch (complete and claim, several at once)', () => {
     expect(summary(outcomes)).toEqual(summary(expected));
     const queue = await eonA.lister(everything);
     expect(queue).toEqual(await eonB.lister(everything));
+    // every key but the answers kept for requests (one request against many)
+    expect(await queueContents(a.redis, a.prefix, ['requests'])).toEqual(
+      await queueContents(b.redis, b.prefix, ['requests']),
+    );
     return { outcomes, queue };
   }
 
@@ -169,5 +179,122 @@ describe('deleteThenSearch (complete and claim, several at once)', () => {
       return [{ copy: broadcast! }];
     });
     expect(outcomes[0]?.deleted && outcomes[0].next?.meta).toEqual({ n: 'plain' });
+  });
+
+  describe('the plain path (plain tasks, a plain queue) and the general one agree', () => {
+    it('completes and claims with other workers owning tasks (the share gate counts them)', async () => {
+      const { outcomes } = await both(async (q, eon) => {
+        const etw = q.engine('etw');
+        for (const n of ['a', 'b', 'c', 'd', 'e', 'f']) await eon.create({ meta: { n } });
+        const a = await eon.search();
+        await etw.search();
+        const c = await eon.search();
+        return [{ copy: a! }, { copy: c! }];
+      });
+      expect(outcomes.map((outcome) => outcome.deleted && outcome.next?.meta)).toEqual([
+        { n: 'd' },
+        { n: 'e' },
+      ]);
+    });
+
+    it('keeps the share gate exact over many completions of one call', async () => {
+      for (const order of [
+        ['eon', 'etw', 'aux'],
+        ['aux', 'etw', 'eon'],
+      ]) {
+        const { outcomes } = await both(async (q) => {
+          const [first, second, third] = order.map((worker) => q.engine(worker));
+          const eon =
+            order.indexOf('eon') === 0 ? first! : order.indexOf('eon') === 1 ? second! : third!;
+          for (let n = 0; n < 9; n++) await eon.create({ meta: { n: String(n) } });
+          const claimed = [];
+          for (const engine of [first!, second!, third!, eon, eon])
+            claimed.push(await engine.search());
+          const mine = claimed.filter((task) => task?.core?.[Label.Worker] === 'eon');
+          return mine.map((task) => ({ copy: task! }));
+        });
+        expect(outcomes.length).toBeGreaterThanOrEqual(3);
+      }
+    });
+
+    it('claims nothing when the share gate refuses, and parks nothing without a slot', async () => {
+      const { outcomes } = await both(async (q, eon) => {
+        const etw = q.engine('etw');
+        for (const n of ['a', 'b', 'c']) await eon.create({ meta: { n } });
+        const a = await eon.search();
+        const b = await eon.search();
+        await etw.search();
+        return [{ copy: a! }, { copy: b! }];
+      });
+      expect(outcomes.map((outcome) => outcome.deleted && outcome.next)).toEqual([
+        undefined,
+        undefined,
+      ]);
+    });
+
+    it('removes the failed attempt a completed task had', async () => {
+      await both(async (q, eon) => {
+        for (const n of ['a', 'b']) await eon.create({ meta: { n } });
+        const a = await eon.search();
+        expect(await failTask(eon, a!, 'failed', '{"error":{"message":"no"}}')).toBe(true);
+        return [{ copy: a! }];
+      });
+    });
+
+    it('keeps no outcome when the retention is 0', async () => {
+      const { outcomes } = await both(
+        async (q, eon) => {
+          for (const n of ['a', 'b', 'c']) await eon.create({ meta: { n } });
+          return [{ copy: (await eon.search())! }, { copy: (await eon.search())! }];
+        },
+        { outcomeRetention: 0 },
+      );
+      expect(outcomes.map((outcome) => outcome.deleted && outcome.next?.meta)).toEqual([
+        { n: 'c' },
+        undefined,
+      ]);
+    });
+
+    it('writes the same events while someone tails the queue', async () => {
+      await both(async (q, eon) => {
+        await eon.events(); // makes the stream: scripts write events while it exists
+        for (const n of ['a', 'b', 'c']) await eon.create({ meta: { n } });
+        return [{ copy: (await eon.search())! }, { copy: (await eon.search())! }];
+      });
+    });
+
+    it('hands over to the general path for tasks and queues that are not plain', async () => {
+      const { outcomes } = await both(async (q, eon) => {
+        await eon.create({ meta: { n: 'plain-1' } });
+        await eon.create({ meta: { n: 'leaf' }, root: { r: '1' } });
+        await eon.create({ meta: { n: 'plain-2' } });
+        await eon.create({
+          meta: { n: 'uni' },
+          node: { [Label.Method]: Method.Uni, [Label.Worker]: 'eon' },
+        });
+        await eon.create({ meta: { n: 'plain-3' } });
+        const first = await eon.search({ meta: { n: 'plain-1' } });
+        const leaf = await eon.search({ meta: { n: 'leaf' } });
+        return [
+          { copy: first! },
+          { copy: leaf! },
+          { copy: (await eon.search({ meta: { n: 'uni' } }))! },
+        ];
+      });
+      expect(outcomes.map((outcome) => outcome.deleted && outcome.next?.meta?.['n'])).toEqual([
+        'plain-2',
+        'plain-3',
+        undefined,
+      ]);
+    });
+
+    it('deletes a plain task whose copy a bypass names, owned by another worker', async () => {
+      await both(async (q, eon) => {
+        const etw = q.engine('etw');
+        for (const n of ['a', 'b']) await eon.create({ meta: { n } });
+        const a = await etw.search();
+        return [{ copy: { ...a!, core: { ...a!.core, [Label.Bypass]: 'true' } } }];
+      });
+    });
   });
 });

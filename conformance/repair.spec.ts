@@ -51,6 +51,11 @@ async function read(redis: RedisClient, key: string): Promise<unknown> {
 async function snapshot(q: TestQueue): Promise<Record<string, unknown>> {
   const state: Record<string, unknown> = {};
   for (const name of indexes) state[name] = await read(q.redis, `${q.prefix}:${name}`);
+  // an owner's claim time: repair cannot know it (status says so)
+  const holders = (state['holders'] ?? {}) as Record<string, string>;
+  state['holders'] = Object.fromEntries(
+    Object.entries(holders).map(([id, value]) => [id, value.replace(/^\d*:/, '')]),
+  );
   // a root's JSON: the same labels, in whatever order cjson wrote them
   const roots = (state['roots'] ?? {}) as Record<string, string>;
   state['roots'] = Object.fromEntries(

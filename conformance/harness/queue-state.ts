@@ -32,3 +32,52 @@ export async function expectUnchanged(
   const after = await dumpQueue(redis, prefix);
   expect(after).toEqual(before);
 }
+
+/**
+ * queueContents reads every key of a queue as data, by the key's name after
+ * the prefix: hashes as objects (JSON values parsed, so the order of a
+ * record's properties does not matter), sorted sets as [member, score] pairs,
+ * lists, strings, and streams as their entries' fields (without the entry
+ * ids, which carry the time of writing). `skip` names keys left out.
+ */
+export async function queueContents(
+  redis: RedisClient,
+  prefix: string,
+  skip: readonly string[] = [],
+): Promise<Record<string, unknown>> {
+  const contents: Record<string, unknown> = {};
+  for (const key of (await scanKeys(redis, prefix)).sort()) {
+    const name = key.slice(prefix.length + 1);
+    if (skip.includes(name)) continue;
+    const type = await redis.type(key);
+    if (type === 'hash') {
+      const fields = await redis.hgetall(key);
+      contents[name] = Object.fromEntries(
+        Object.entries(fields).map(([field, value]) => [field, parsed(value)]),
+      );
+    } else if (type === 'zset') {
+      const flat = await redis.zrange(key, 0, -1, 'WITHSCORES');
+      const pairs: [string, string][] = [];
+      for (let index = 0; index < flat.length; index += 2) {
+        pairs.push([flat[index] ?? '', flat[index + 1] ?? '']);
+      }
+      contents[name] = pairs;
+    } else if (type === 'list') {
+      contents[name] = await redis.lrange(key, 0, -1);
+    } else if (type === 'stream') {
+      const entries = (await redis.xrange(key, '-', '+')) as [string, string[]][];
+      contents[name] = entries.map(([, fields]) => fields);
+    } else if (type === 'string') {
+      contents[name] = await redis.get(key);
+    }
+  }
+  return contents;
+}
+
+function parsed(value: string): unknown {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+}

@@ -47,7 +47,7 @@ export const keyNames = [
   'leases', // zset: owned tasks, score = lease end ms
   'owners', // hash: worker -> number of tasks it owns
   'owner-order', // zset (lex): the JavaScript-order key of each worker that owns tasks (share gate: who sorts first)
-  'holders', // hash: id of each owned task -> the worker its `owners` count is held for
+  'holders', // hash: id of each owned task -> `<claimed ms>:<worker>`: whose `owners` count it is in, since when
   'broadcast', // zset: `all` tasks without cron that are not gate templates, score = sequence number (store order)
   'halted', // zset (lex): ids of tasks the circuit breaker holds (cycles reached cancel)
   'retention', // zset (lex): tasks retention may delete (no cron, not a gate template) outside `ready`
@@ -78,7 +78,6 @@ export const keyNames = [
   'outcomes', // hash: id -> JSON of what became of a task that finished (completed, failed, cancelled, timeout)
   'outcome-expiry', // zset: ids in `outcomes`, score = when the record goes (ms); expire trims it, the count is capped
   'attempts', // hash: id of a task in the queue -> `<failed|timeout>|<JSON>` of its last failed attempt
-  'claimed', // hash: id of each owned task -> when it was claimed (ms)
   'held', // hash: id of a task created `after` another -> `<predecessor id>\0<due ms or ''>\0<stored JSON>`
   'followers', // zset (lex): `<predecessor id>\0<id>` of each held task
   'control', // pub/sub channel (not a key) on which cancel tells workers which running task to stop

@@ -22,6 +22,7 @@
 --- @include "request"
 --- @include "has"
 --- @include "roots"
+--- @include "owners"
 --- @include "index"
 --- @include "outcome"
 

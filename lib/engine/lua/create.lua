@@ -24,6 +24,7 @@
 --- @include "request"
 --- @include "has"
 --- @include "roots"
+--- @include "owners"
 --- @include "index"
 --- @include "outcome"
 

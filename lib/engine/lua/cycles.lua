@@ -16,6 +16,7 @@
 --- @include "request"
 --- @include "has"
 --- @include "roots"
+--- @include "owners"
 --- @include "index"
 
 local kept = replayed(ARGV[3])

@@ -28,13 +28,27 @@
 ]]
 --- @include "task"
 --- @include "request"
---- @include "has"
---- @include "roots"
---- @include "index"
---- @include "walk"
+--- @include "owners"
 --- @include "outcome"
---- @include "delete"
---- @include "search"
+--- @include "delete-request"
+--- @include "search-request"
+--- @include "plain"
+
+-- the general delete and search, built on first use: Redis runs a script's
+-- whole chunk on every call, and most calls of the worker runtime take the
+-- plain path alone
+local general_module = nil
+local function general()
+  if general_module ~= nil then return general_module end
+  --- @include "has"
+  --- @include "roots"
+  --- @include "index"
+  --- @include "walk"
+  --- @include "delete"
+  --- @include "search"
+  general_module = { delete = delete, search = search, finish = finish }
+  return general_module
+end
 
 local searching = search_request(1)
 
@@ -68,14 +82,25 @@ end
 local ctx = new_context(searching.now)
 local replies = {}
 local memory = {}
+local slot_keys = {}
+for first = SEARCH_ARGUMENTS + 1, #ARGV, DELETE_ARGUMENTS + 6 do
+  local slot = ARGV[first + DELETE_ARGUMENTS + 2]
+  if slot ~= '' then slot_keys[#slot_keys + 1] = searching.worker .. '\0' .. slot end
+end
+read_parked(slot_keys, ctx)
 for first = SEARCH_ARGUMENTS + 1, #ARGV, DELETE_ARGUMENTS + 6 do
   local deleting = delete_request(first, searching.now)
-  ctx.op = 'delete'
-  local result = delete(deleting, ctx)
-  ctx.op = nil
+  local result = plain_delete(deleting, ctx)
+  if result == nil then
+    ctx.op = 'delete'
+    result = general().delete(deleting, ctx)
+    ctx.op = nil
+    -- the general path may have stored what a plain search must not pass over
+    ctx.plain_queue, ctx.plain_candidates = nil, nil
+  end
   if type(result) == 'table' then
     replies[#replies + 1] = { 'error', result.err }
-    memory[#memory + 1] = { e = result.err }
+    memory[#memory + 1] = cjson.encode({ e = result.err })
   else
     local at = first + DELETE_ARGUMENTS
     read_filters(searching, ARGV[at], ARGV[at + 1])
@@ -84,14 +109,25 @@ for first = SEARCH_ARGUMENTS + 1, #ARGV, DELETE_ARGUMENTS + 6 do
     searching.base = string.match(ARGV[at + 4], ':(%d+)$')
     searching.skip = id_set(ARGV[at + 5], {})
     ctx.claimed = nil
-    local reply = { result, search(searching, ctx) }
-    replies[#replies + 1] = reply
-    memory[#memory + 1] = { r = result, k = reply[2], i = reply[3], f = reply[5], d = reply[6], m = reply[7],
-      b = reply[8], c = ctx.claimed }
+    local plain = plain_search(searching, ctx)
+    if plain ~= nil then
+      replies[#replies + 1] = { result, unpack(plain) }
+      -- what the replay of a claim reads; every part is digits, ids or words
+      memory[#memory + 1] = '{"r":' .. (result == 2 and '2' or '1') .. ',"k":"task","i":"' .. plain[2] .. '","f":"' .. plain[4]
+        .. '","c":"' .. ctx.claimed .. '"}'
+    else
+      local reply = { result, general().search(searching, ctx) }
+      ctx.plain_queue, ctx.plain_candidates = nil, nil
+      replies[#replies + 1] = reply
+      memory[#memory + 1] = cjson.encode({ r = result, k = reply[2], i = reply[3], f = reply[5], d = reply[6],
+        m = reply[7], b = reply[8], c = ctx.claimed })
+    end
   end
 end
 replies[#replies + 1] = { 'counts', ctx.emitted, ctx.halted }
-memory[#memory + 1] = { n = ctx.emitted, h = ctx.halted }
-finish(ctx)
-remember(searching.request, searching.now, cjson.encode(memory))
+memory[#memory + 1] = '{"n":' .. ctx.emitted .. ',"h":' .. ctx.halted .. '}'
+
+-- the plain path notes only owners counts and events
+if general_module ~= nil then general_module.finish(ctx) else write_counts(ctx) end
+remember(searching.request, searching.now, '[' .. table.concat(memory, ',') .. ']')
 return replies

@@ -37,8 +37,10 @@
 --- @include "request"
 --- @include "has"
 --- @include "roots"
+--- @include "owners"
 --- @include "index"
 --- @include "outcome"
+--- @include "delete-request"
 --- @include "delete"
 
 local request = delete_request(1)

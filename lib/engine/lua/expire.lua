@@ -22,6 +22,7 @@
 --- @include "task"
 --- @include "has"
 --- @include "roots"
+--- @include "owners"
 --- @include "index"
 --- @include "outcome"
 

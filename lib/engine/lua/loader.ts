@@ -10,9 +10,20 @@ export interface LoadedScript {
   name: string;
   source: string;
   sha: string;
+  /** The same script as a Redis function (FUNCTION LOAD, FCALL): see assembleLibrary. */
+  library: ScriptLibrary;
 }
 
-const includePattern = /^--- @include "([a-z-]+)"\s*$/;
+/** ScriptLibrary is a script as a Redis function library of one function. */
+export interface ScriptLibrary {
+  /** The library's and its function's name: `rescue_` and the SHA1 of the library's source. */
+  name: string;
+  source: string;
+}
+
+const includePattern = /^\s*--- @include "([a-z-]+)"\s*$/;
+/** An include at the start of a line: the script's body follows the last one. */
+const topIncludePattern = /^--- @include /;
 
 /**
  * ScriptVariant says which server a script is assembled for: `sharded` on a
@@ -61,19 +72,66 @@ export function assembleScript(
         `${name}.lua line ${index + 1}: include "${include}" not found (lib/engine/lua/include/${include}.lua)`,
       );
     }
-    if (/^--- @include /m.test(text)) {
+    if (text.split('\n').some((line) => includePattern.test(line))) {
       throw new Error(`include/${include}.lua: includes do not nest`);
     }
     return `-- file: include/${include}.lua\n${text}\n-- file: ${name}.lua`;
   });
-  const source = inlineKeys(
-    name,
-    inlineConstants(
-      [...(shebang === undefined ? [] : [shebang]), prelude, ...assembled].join('\n'),
-      variant,
-    ),
+  const finish = (text: string) => inlineKeys(name, inlineConstants(text, variant));
+  const source = finish(
+    [...(shebang === undefined ? [] : [shebang]), prelude, ...assembled].join('\n'),
   );
-  return { name, source, sha: createHash('sha1').update(source).digest('hex') };
+  const sha = createHash('sha1').update(source).digest('hex');
+  const split = lines.findLastIndex((line) => topIncludePattern.test(line)) + 1;
+  const library = assembleLibrary(
+    flagsOf(shebang),
+    finish([prelude, ...assembled.slice(0, split)].join('\n')),
+    finish(assembled.slice(split).join('\n')),
+  );
+  return { name, source, sha, library };
+}
+
+/** The flags of a `#!lua flags=a,b` shebang. */
+function flagsOf(shebang: string | undefined): string[] {
+  const flags = shebang === undefined ? undefined : /\bflags=([a-z,-]+)/.exec(shebang)?.[1];
+  return flags === undefined ? [] : flags.split(',');
+}
+
+/**
+ * assembleLibrary writes a script as a Redis function library (Redis 7
+ * functions): its prelude and includes, the functions every call uses, are
+ * defined once when the library loads, where EVAL would define them again on
+ * every call; the body runs on each FCALL. KEYS and ARGV, globals of EVAL,
+ * are locals of the library that each call sets. The includes' modules
+ * (`local <name>_module = nil`, built on first use) hold what one call
+ * found out: each call starts without them.
+ */
+function assembleLibrary(flags: string[], definitions: string, body: string): ScriptLibrary {
+  const modules = [...definitions.matchAll(/^local ([a-z_]+_module) = nil$/gm)].map(
+    (match) => match[1] ?? '',
+  );
+  const text = (libraryName: string) =>
+    [
+      `#!lua name=${libraryName}`,
+      '-- KEYS and ARGV: set by each call (the library is loaded once)',
+      'local KEYS, ARGV',
+      definitions,
+      'local function run()',
+      body,
+      'end',
+      'redis.register_function({',
+      `  function_name = '${libraryName}',`,
+      '  callback = function(keys, args)',
+      '    KEYS, ARGV = keys, args',
+      ...modules.map((module) => `    ${module} = nil`),
+      '    return run()',
+      '  end,',
+      `  flags = { ${flags.map((flag) => `'${flag}'`).join(', ')} },`,
+      '})',
+    ].join('\n');
+  // the name is the SHA1 of the text with a placeholder: a change of the script is a new library
+  const name = `rescue_${createHash('sha1').update(text('rescue_')).digest('hex')}`;
+  return { name, source: text(name) };
 }
 
 function readLua(file: string): string {

@@ -17,6 +17,7 @@
 --- @include "task"
 --- @include "has"
 --- @include "roots"
+--- @include "owners"
 --- @include "index"
 
 local id = ARGV[2]

@@ -22,6 +22,6 @@ redis.call('UNLINK', K['ready'], K['ready-cron'], K['ready-uni'], K['targets'], 
   K['retention'], K['templates'], K['ticker-check'], K['children'], K['gates'], K['gate-templates'],
   K['watched'], K['meta-tasks'], K['roots'], K['root-leaves'], K['root-anchors'], K['wild-roots'],
   K['witnesses'], K['obsolete-groups'], K['root-jobs'], K['filter-pools'], K['ready-filtered'],
-  K['parked'], K['parked-slots'], K['parked-workers'], K['claimed'])
+  K['parked'], K['parked-slots'], K['parked-workers'])
 redis.call('SET', K['layout'], ARGV[1])
 return 1

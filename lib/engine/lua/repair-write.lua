@@ -18,6 +18,7 @@
 --- @include "task"
 --- @include "has"
 --- @include "roots"
+--- @include "owners"
 --- @include "index"
 
 local now = tonumber(ARGV[1])

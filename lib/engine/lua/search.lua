@@ -40,8 +40,10 @@
 --- @include "request"
 --- @include "has"
 --- @include "roots"
+--- @include "owners"
 --- @include "index"
 --- @include "walk"
+--- @include "search-request"
 --- @include "search"
 
 local request = search_request(1)

@@ -10,10 +10,12 @@
   Errors   none
 ]]
 local id = ARGV[1]
+-- `<claimed ms>:<worker>` (include/owners.lua)
+local holder = redis.call('HGET', K['holders'], id)
 return {
   redis.call('HGET', K['tasks'], id) or '',
   redis.call('HGET', K['outcomes'], id) or '',
-  redis.call('HGET', K['claimed'], id) or '',
+  holder and string.match(holder, '^(%d*):') or '',
   redis.call('HGET', K['due'], id) or '',
   redis.call('HGET', K['attempts'], id) or '',
   redis.call('HGET', K['held'], id) or '',

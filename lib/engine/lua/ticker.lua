@@ -23,6 +23,7 @@
 --- @include "task"
 --- @include "has"
 --- @include "roots"
+--- @include "owners"
 --- @include "index"
 
 local now = tonumber(ARGV[1])

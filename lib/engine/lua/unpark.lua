@@ -13,6 +13,7 @@
 --- @include "task"
 --- @include "has"
 --- @include "roots"
+--- @include "owners"
 --- @include "index"
 
 for index = 3, #ARGV do parking().unpark(ARGV[2] .. '\0' .. ARGV[index]) end

@@ -32,7 +32,7 @@ export async function lifecycle({ sides, runs, url, count }) {
   const body =
     '### Lifecycle throughput\n\n' +
     `${number(count)} tasks (BullMQ: jobs with \`removeOnComplete: true\`, added with \`addBulk\` in chunks ` +
-    'of 1,000) created up front, then processed by a no-op handler until all are completed and removed; ' +
+    'of 1,000; rescue-engine: `outcomeRetention: 0`, so neither keeps anything of a finished task) created up front, then processed by a no-op handler until all are completed and removed; ' +
     'tasks/s from the worker start to the last completion. Concurrency per worker; "2 processes × 10" is two ' +
     'worker processes with concurrency 10 each, started together on the pre-filled queue. ' +
     `${medianOf(runs)}, min–max, and the ratio of the medians.\n\n` +

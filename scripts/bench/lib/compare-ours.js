@@ -22,7 +22,9 @@ export function ours({ url, dropQueue }) {
 
 function openQueue(url, queue, dropQueue) {
   const { redis, release } = engineRedis(url);
-  const engine = new Engine({ redis, queue, worker: `bench-${process.pid}` });
+  // outcomeRetention 0: nothing of a completed task is kept, as BullMQ's
+  // removeOnComplete: true keeps nothing of a completed job
+  const engine = new Engine({ redis, queue, worker: `bench-${process.pid}`, outcomeRetention: 0 });
   const close = async () => {
     await engine.close();
     await release();

@@ -113,6 +113,21 @@ local function gates()
   return M
 end
 
+-- release_followers: the tasks held after a task that completed join the queue
+local function release_followers(id, ctx)
+  for _, member in ipairs(followers_of(id)) do
+    local follower = string.sub(member, #id + 2)
+    redis.call('ZREM', K['followers'], member)
+    local task, due = take_held(follower)
+    if task ~= nil then
+      store_task(follower, task)
+      ctx.due_ms = due
+      reindex(follower, nil, task, ctx)
+      ctx.due_ms = nil
+    end
+  end
+end
+
 local function delete(request, ctx)
   local id = request.id
 
@@ -205,43 +220,4 @@ local function delete(request, ctx)
   record_outcome(id, outcome_json(id, 'completed', stored, request.now, request.outcome, children), request.now,
     request.retention, request.outcome_most)
   return 1
-end
-
--- a label map the engine validated before sending it, or nil for ''
-local function optional_map(json)
-  if json == '' then return nil end
-  local ok, labels = pcall(cjson.decode, json)
-  if not ok or type(labels) ~= 'table' then return nil end
-  return labels
-end
-
--- DELETE_ARGUMENTS: how many arguments delete_request reads
-local DELETE_ARGUMENTS = 17
-
--- delete_request reads a delete's arguments from ARGV[first] on (`now`: the
--- instant, when the caller has read it already)
-local function delete_request(first, now)
-  local tick_p1_ms = nil
-  if ARGV[first + 8] == '-inf' then tick_p1_ms = -math.huge else tick_p1_ms = tonumber(ARGV[first + 8]) end
-  local requeued = nil
-  if ARGV[first + 6] ~= '' then requeued = decode_task(ARGV[first + 6]) end
-  return {
-    now = now or tonumber(ARGV[first]),
-    id = ARGV[first + 1],
-    worker = ARGV[first + 2] ~= '' and ARGV[first + 2] or nil,
-    bypass = ARGV[first + 3] == '1',
-    requeue = ARGV[first + 4] == '1',
-    defer_ok = ARGV[first + 5] == '1',
-    requeued = requeued,
-    due_ms = tonumber(ARGV[first + 7]),
-    tick_p1_ms = tick_p1_ms,
-    gate = optional_map(ARGV[first + 9]),
-    sync = optional_map(ARGV[first + 10]),
-    root_id = ARGV[first + 11] ~= '' and ARGV[first + 11] or nil,
-    token = ARGV[first + 12] ~= '' and ARGV[first + 12] or nil,
-    outcome = ARGV[first + 13] ~= '' and ARGV[first + 13] or nil,
-    retention = tonumber(ARGV[first + 14]),
-    outcome_most = tonumber(ARGV[first + 15]),
-    children = ARGV[first + 16] ~= '' and cjson.decode(ARGV[first + 16]) or nil,
-  }
 end

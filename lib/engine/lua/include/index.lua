@@ -11,6 +11,8 @@
 -- ctx.next_due     set here: the earliest due time of a task put in `waiting`
 -- ctx.next_tick    set here: the earliest tick+1 of a template stored or advanced
 --
+-- The owners counts and the context (ctx) are in include/owners.lua.
+--
 -- Redis runs a script's whole chunk on every call, so each function defined
 -- costs every call. What most calls never need (roots, gates, children) lives
 -- in modules built on first use: links(), and roots() in include/roots.lua.
@@ -68,12 +70,6 @@ local function links()
 
   links_module = M
   return M
-end
-
--- count_owner notes a change of what a worker owns; finish writes the sum
--- (a delete followed by a claim of the same worker writes nothing)
-local function count_owner(worker, delta, ctx)
-  ctx.owners[worker] = (ctx.owners[worker] or 0) + delta
 end
 
 -- filters: the queries workers search with (their handlers' labels), built
@@ -272,7 +268,7 @@ local function orphans()
     end
     redis.call('HDEL', K['due'], id)
     drop_unicast(id)
-    local holder = redis.call('HGET', K['holders'], id)
+    local holder = holder_of(redis.call('HGET', K['holders'], id))
     if holder then
       redis.call('HDEL', K['holders'], id)
       count_owner(holder, -1, ctx)
@@ -352,16 +348,16 @@ local function reindex_pools(id, old, new, os, ns, ctx)
   local new_owner = new_pool == K['leases'] and ns.owner or nil
   if old_pool == K['leases'] or new_owner ~= nil then
     local holder = nil
-    if old_pool == K['leases'] then holder = redis.call('HGET', K['holders'], id) or nil end
+    if old_pool == K['leases'] then holder = holder_of(redis.call('HGET', K['holders'], id)) end
     if holder ~= new_owner then
       if holder ~= nil then count_owner(holder, -1, ctx) end
       if new_owner ~= nil then
         count_owner(new_owner, 1, ctx)
-        redis.call('HSET', K['holders'], id, new_owner)
-        redis.call('HSET', K['claimed'], id, ctx.now) -- status: owned since
+        -- since when: unknown to repair, which indexes the records anew
+        local since = ctx.quiet and '' or string.format('%d', ctx.now)
+        redis.call('HSET', K['holders'], id, since .. ':' .. new_owner)
       else
         redis.call('HDEL', K['holders'], id)
-        redis.call('HDEL', K['claimed'], id)
       end
     end
   end
@@ -387,7 +383,7 @@ local function repair_pool(id, task, ctx)
     redis.call('ZREM', key, id)
   end
   drop_unicast(id)
-  local holder = redis.call('HGET', K['holders'], id)
+  local holder = holder_of(redis.call('HGET', K['holders'], id))
   if holder then
     redis.call('HDEL', K['holders'], id)
     count_owner(holder, -1, ctx)
@@ -540,68 +536,6 @@ local function remove_task(id, task, ctx)
   end
 end
 
--- ctx.owners      changes of the owners counts not yet written (see finish)
--- ctx.claimable   tasks that became claimable: { target, filter_ids } each
--- ctx.events      events for the `events` stream (note_event), written by finish
--- ctx.op          'delete', 'expire' or nil: what the script does (note_event)
--- ctx.quiet       true: no events (repair indexes every task anew)
--- ctx.halted      stored tasks the circuit breaker came to hold (reported to the engine's metrics)
--- ctx.emitted     children emitted by templates (ticker, gate accounting; the same)
-local function new_context(now_ms)
-  return { now = now_ms, claimable = {}, owners = {}, events = {}, halted = 0, emitted = 0 }
-end
-
--- js_key writes a worker id so that byte order is JavaScript's string order
--- (semantics 3.2 sorts workers so): four hex digits per UTF-16 code unit.
--- lib/engine/keys.ts workerOrderKey computes the same key for the calling worker.
-local function js_key(text)
-  local digits = {}
-  local index, length = 1, #text
-  while index <= length do
-    local byte = string.byte(text, index)
-    local point, size = byte, 1
-    if byte >= 240 then
-      point, size = byte % 8, 4
-    elseif byte >= 224 then
-      point, size = byte % 16, 3
-    elseif byte >= 192 then
-      point, size = byte % 32, 2
-    end
-    for offset = 1, size - 1 do point = point * 64 + (string.byte(text, index + offset) or 128) % 64 end
-    if point >= 65536 then
-      point = point - 65536
-      digits[#digits + 1] = string.format('%04x%04x', 55296 + math.floor(point / 1024), 56320 + point % 1024)
-    else
-      digits[#digits + 1] = string.format('%04x', point)
-    end
-    index = index + size
-  end
-  return table.concat(digits)
-end
-
--- share_of: the balancing share gate's inputs (semantics 3.2 phase 3) without
--- reading every owner: own(self), how many workers W holds, and how many of
--- them sort before self, with the changes this script has not written yet.
-local function share_inputs(worker, self_key, ctx)
-  local stored_own = tonumber(redis.call('HGET', K['owners'], worker) or '0')
-  local own = stored_own + (ctx.owners[worker] or 0)
-  local workers = redis.call('HLEN', K['owners'])
-  if stored_own >= 1 then workers = workers - 1 end
-  local before = redis.call('ZLEXCOUNT', K['owner-order'], '-', '(' .. self_key)
-  for other, delta in pairs(ctx.owners) do
-    if other ~= worker and delta ~= 0 then
-      local stored = tonumber(redis.call('HGET', K['owners'], other) or '0')
-      local was, is = stored >= 1, stored + delta >= 1
-      if was ~= is then
-        local change = is and 1 or -1
-        workers = workers + change
-        if bytes_less(js_key(other), self_key) then before = before + change end
-      end
-    end
-  end
-  return own, workers + 1, before
-end
-
 -- candidates counts the tasks of the share gate's n (semantics 3.2 phase 3),
 -- as a search with this clock would: those promoted only by a later clock
 -- aside, those due but not yet promoted included
@@ -642,25 +576,7 @@ end
 -- claimable later (d), and the earliest tick of a template stored or
 -- advanced (t)
 local function finish(ctx)
-  for worker, delta in pairs(ctx.owners) do
-    if delta ~= 0 then
-      local count = redis.call('HINCRBY', K['owners'], worker, delta)
-      if count <= 0 then
-        redis.call('HDEL', K['owners'], worker)
-        redis.call('ZREM', K['owner-order'], js_key(worker))
-      elseif count == delta then
-        redis.call('ZADD', K['owner-order'], 0, js_key(worker)) -- owns its first task
-      end
-    end
-  end
-  ctx.owners = {}
-  -- the capped stream `tail` reads, while someone reads it: the stream exists
-  -- then (engine.events() makes it, with a TTL); NOMKSTREAM writes nothing else
-  for _, event in ipairs(ctx.events) do
-    if not redis.call('XADD', K['events'], 'NOMKSTREAM', 'MAXLEN', '~', 10000, '*', 'e', event[1], 'id', event[2],
-      'w', event[3], 'at', string.format('%d', ctx.now)) then break end
-  end
-  ctx.events = {}
+  write_counts(ctx)
   local slots = wake_slots(ctx)
   ctx.claimable = {}
   if #slots == 0 and not ctx.broadcast and ctx.next_due == nil and ctx.next_tick == nil then return end

@@ -65,21 +65,6 @@ local function take_held(follower)
   return decode_stored(follower, json or ''), tonumber(due or '')
 end
 
--- release_followers: the tasks held after a task that completed join the queue
-local function release_followers(id, ctx)
-  for _, member in ipairs(followers_of(id)) do
-    local follower = string.sub(member, #id + 2)
-    redis.call('ZREM', K['followers'], member)
-    local task, due = take_held(follower)
-    if task ~= nil then
-      store_task(follower, task)
-      ctx.due_ms = due
-      reindex(follower, nil, task, ctx)
-      ctx.due_ms = nil
-    end
-  end
-end
-
 -- cancel_followers: the tasks held after a task that was cancelled are cancelled too
 local function cancel_followers(id, now, retention, most)
   local fields = '{"error":{"message":"cancelled with task ' .. id .. ', which it was created after","code":"'

@@ -1,0 +1,134 @@
+-- owners: the context of a script that changes tasks, and the owners counts
+-- (who owns how many tasks, for the balancing share gate). Needs the task
+-- include. Kept apart from the index include so that the worker runtime's
+-- plain step (include/plain.lua) needs only this and the task include.
+
+-- ctx.owners      changes of the owners counts not yet written (see finish)
+-- ctx.claimable   tasks that became claimable: { target, filter_ids } each
+-- ctx.events      events for the `events` stream (note_event), written by finish
+-- ctx.op          'delete', 'expire' or nil: what the script does (note_event)
+-- ctx.quiet       true: no events (repair indexes every task anew)
+-- ctx.halted      stored tasks the circuit breaker came to hold (reported to the engine's metrics)
+-- ctx.emitted     children emitted by templates (ticker, gate accounting; the same)
+local function new_context(now_ms)
+  return { now = now_ms, claimable = {}, owners = {}, events = {}, halted = 0, emitted = 0 }
+end
+
+-- js_key writes a worker id so that byte order is JavaScript's string order
+-- (semantics 3.2 sorts workers so): four hex digits per UTF-16 code unit.
+-- lib/engine/keys.ts workerOrderKey computes the same key for the calling worker.
+local function js_key(text)
+  local digits = {}
+  local index, length = 1, #text
+  while index <= length do
+    local byte = string.byte(text, index)
+    local point, size = byte, 1
+    if byte >= 240 then
+      point, size = byte % 8, 4
+    elseif byte >= 224 then
+      point, size = byte % 16, 3
+    elseif byte >= 192 then
+      point, size = byte % 32, 2
+    end
+    for offset = 1, size - 1 do point = point * 64 + (string.byte(text, index + offset) or 128) % 64 end
+    if point >= 65536 then
+      point = point - 65536
+      digits[#digits + 1] = string.format('%04x%04x', 55296 + math.floor(point / 1024), 56320 + point % 1024)
+    else
+      digits[#digits + 1] = string.format('%04x', point)
+    end
+    index = index + size
+  end
+  return table.concat(digits)
+end
+
+-- stored_owners: what `owners` and `owner-order` hold, read once per script:
+-- scripts write them only at their end (write_counts), which forgets this
+local function stored_owners(ctx)
+  local reads = ctx.owner_reads
+  if reads == nil then
+    reads = { own = {}, before = {} }
+    ctx.owner_reads = reads
+  end
+  return reads
+end
+
+local function stored_own_of(worker, reads)
+  local own = reads.own[worker]
+  if own == nil then
+    own = tonumber(redis.call('HGET', K['owners'], worker) or '0')
+    reads.own[worker] = own
+  end
+  return own
+end
+
+-- share_of: the balancing share gate's inputs (semantics 3.2 phase 3) without
+-- reading every owner: own(self), how many workers W holds, and how many of
+-- them sort before self, with the changes this script has not written yet.
+local function share_inputs(worker, self_key, ctx)
+  local reads = stored_owners(ctx)
+  local stored_own = stored_own_of(worker, reads)
+  local own = stored_own + (ctx.owners[worker] or 0)
+  if reads.count == nil then reads.count = redis.call('HLEN', K['owners']) end
+  local workers = reads.count
+  if stored_own >= 1 then workers = workers - 1 end
+  local before = 0
+  if workers > 0 then
+    before = reads.before[self_key]
+    if before == nil then
+      before = redis.call('ZLEXCOUNT', K['owner-order'], '-', '(' .. self_key)
+      reads.before[self_key] = before
+    end
+  end
+  for other, delta in pairs(ctx.owners) do
+    if other ~= worker and delta ~= 0 then
+      local stored = stored_own_of(other, reads)
+      local was, is = stored >= 1, stored + delta >= 1
+      if was ~= is then
+        local change = is and 1 or -1
+        workers = workers + change
+        if bytes_less(js_key(other), self_key) then before = before + change end
+      end
+    end
+  end
+  return own, workers + 1, before
+end
+
+-- `holders`: id of each owned task -> `<claimed ms>:<worker>`, whom the task's
+-- owners count is held for and since when (engine.status; '' after a repair
+-- that found no claim time). holder_of reads the worker.
+local function holder_of(value)
+  if not value then return nil end
+  return string.match(value, '^%d*:(.*)$') or value
+end
+
+-- count_owner notes a change of what a worker owns; finish writes the sum
+-- (a delete followed by a claim of the same worker writes nothing)
+local function count_owner(worker, delta, ctx)
+  ctx.owners[worker] = (ctx.owners[worker] or 0) + delta
+end
+
+-- write_counts writes what the script noted in ctx: the owners counts, and
+-- the events for `tail`
+local function write_counts(ctx)
+  for worker, delta in pairs(ctx.owners) do
+    if delta ~= 0 then
+      local count = redis.call('HINCRBY', K['owners'], worker, delta)
+      if count <= 0 then
+        redis.call('HDEL', K['owners'], worker)
+        redis.call('ZREM', K['owner-order'], js_key(worker))
+      elseif count == delta then
+        redis.call('ZADD', K['owner-order'], 0, js_key(worker)) -- owns its first task
+      end
+    end
+  end
+  ctx.owners = {}
+  ctx.owner_reads = nil
+  -- the capped stream `tail` reads, while someone reads it: the stream exists
+  -- then (engine.events() makes it, with a TTL); NOMKSTREAM writes nothing else
+  for _, event in ipairs(ctx.events) do
+    if not redis.call('XADD', K['events'], 'NOMKSTREAM', 'MAXLEN', '~', '10000', '*', 'e', event[1], 'id', event[2],
+      'w', event[3], 'at', string.format('%d', ctx.now)) then break end
+  end
+  ctx.events = {}
+end
