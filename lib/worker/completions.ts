@@ -93,17 +93,30 @@ export class Completions {
     if (lane.busy || lane.queue.length === 0) return;
     const batch = lane.queue.splice(0, batchMost);
     lane.busy = true;
-    void this.send(batch)
-      .then(
-        (outcomes) =>
-          batch.forEach((pending, index) =>
-            pending.resolve(outcomes[index] ?? { deleted: false, error: missingOutcome }),
-          ),
-        (error: unknown) => batch.forEach((pending) => pending.reject(error)),
-      )
-      .finally(() => {
-        lane.busy = false;
-        this.flush(lane);
-      });
+    // one reaction settles the batch and frees the lane (no promise chain per call)
+    void this.send(batch).then(
+      (outcomes) => {
+        try {
+          for (let index = 0; index < batch.length; index++) {
+            batch[index]?.resolve(outcomes[index] ?? { deleted: false, error: missingOutcome });
+          }
+        } finally {
+          this.next(lane);
+        }
+      },
+      (error: unknown) => {
+        try {
+          for (const pending of batch) pending.reject(error);
+        } finally {
+          this.next(lane);
+        }
+      },
+    );
+  }
+
+  /** next frees a lane whose call settled and sends what came meanwhile. */
+  private next(lane: Lane): void {
+    lane.busy = false;
+    this.flush(lane);
   }
 }
