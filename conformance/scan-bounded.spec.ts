@@ -36,7 +36,7 @@ describe('exists and lister', () => {
       expect(await eon.exists({ core: { [Label.Object]: id }, meta: { n: '1' } })).toBe(false);
       expect(counting.scripts('scan')).toBe(2);
       // without an id: steps of about 1,000 records (HSCAN batches of about
-      // 200 until 1,000 are read), so at least 5 for 6,000 records
+      // 100 until 1,000 are read, or 256 KiB), so at least 5 for 6,000 records
       expect(await eon.exists({ meta: { n: 'none' } })).toBe(false);
       expect(counting.scripts('scan')).toBeGreaterThanOrEqual(2 + 5);
     } finally {

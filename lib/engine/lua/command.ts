@@ -5,19 +5,23 @@ function bulk(argument: string): string {
   return `$${Buffer.byteLength(argument)}\r\n${argument}\r\n`;
 }
 
+/** ScriptCall: how a script is called, as a Redis function or by its SHA1. */
+export type ScriptCall = 'fcall' | 'evalsha';
+
 /**
- * ScriptCommand is an EVALSHA whose unchanging head (the command's name, the
- * script's SHA1, the key count and the queue's keys: most of its bytes) is
- * encoded once per script and queue, so each call encodes only its ARGV. To
- * ioredis it is an ordinary `evalsha` command: the same arguments, so Cluster
- * routing, the offline queue and replies work as for any other.
+ * ScriptCommand is an FCALL or EVALSHA whose unchanging head (the command's
+ * name, the function's name or the script's SHA1, the key count and the
+ * queue's keys: most of its bytes) is encoded once per script and queue, so
+ * each call encodes only its ARGV. To ioredis it is an ordinary `fcall` or
+ * `evalsha` command: the same arguments, so Cluster routing, the offline
+ * queue and replies work as for any other.
  */
 export class ScriptCommand extends Command {
   constructor(
     private readonly head: ScriptHead,
     args: string[],
   ) {
-    super('evalsha', [head.sha, String(head.keys.length), ...head.keys, ...args], {
+    super(head.command, [head.name, String(head.keys.length), ...head.keys, ...args], {
       replyEncoding: 'utf8',
     });
   }
@@ -32,19 +36,21 @@ export class ScriptCommand extends Command {
   }
 }
 
-/** ScriptHead is the part of a script's EVALSHA that is the same on every call for one queue. */
+/** ScriptHead is the part of a script's call that is the same on every call for one queue. */
 export class ScriptHead {
-  /** How many arguments of the command the head holds (SHA1, key count, keys). */
+  /** How many arguments of the command the head holds (name or SHA1, key count, keys). */
   readonly argumentCount: number;
   /** The command's name and those arguments, RESP-encoded. */
   readonly encoded: string;
 
   constructor(
-    readonly sha: string,
+    readonly command: ScriptCall,
+    /** The function's name (FCALL) or the script's SHA1 (EVALSHA). */
+    readonly name: string,
     readonly keys: readonly string[],
   ) {
     this.argumentCount = 2 + keys.length;
-    this.encoded = [bulk('evalsha'), bulk(sha), bulk(String(keys.length)), ...keys.map(bulk)].join(
+    this.encoded = [bulk(command), bulk(name), bulk(String(keys.length)), ...keys.map(bulk)].join(
       '',
     );
   }
