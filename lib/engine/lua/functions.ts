@@ -49,7 +49,7 @@ export function isFunctionsRefused(error: unknown): boolean {
 /** loadLibrary loads a library on the client's server (every primary of a cluster). */
 export function loadLibrary(client: RedisClient, library: ScriptLibrary): Promise<void> {
   let pending = loads.get(client);
-  if (pending === undefined) loads.set(client, (pending = new Map()));
+  if (pending === undefined) loads.set(client, (pending = new Map<string, Promise<void>>()));
   let load = pending.get(library.name);
   if (load === undefined) {
     load = loadOnEveryPrimary(client, library).finally(() => pending.delete(library.name));
