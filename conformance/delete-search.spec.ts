@@ -256,11 +256,19 @@ describe('deleteThenSearch (complete and claim, several at once)', () => {
     });
 
     it('writes the same events while someone tails the queue', async () => {
+      let tail: Engine | undefined;
       await both(async (q, eon) => {
+        tail = eon;
         await eon.events(); // makes the stream: scripts write events while it exists
         for (const n of ['a', 'b', 'c']) await eon.create({ meta: { n } });
         return [{ copy: (await eon.search())! }, { copy: (await eon.search())! }];
       });
+      // the serial queue's (set up last), which both() found equal to the other's
+      const events = await tail!.events();
+      expect(events.map((event) => event.kind)).toEqual([
+        ...['created', 'created', 'created', 'claimed', 'claimed'],
+        ...['completed', 'claimed', 'completed'], // a; c; b, and nothing left to claim
+      ]);
     });
 
     it('hands over to the general path for tasks and queues that are not plain', async () => {
@@ -289,12 +297,16 @@ describe('deleteThenSearch (complete and claim, several at once)', () => {
     });
 
     it('deletes a plain task whose copy a bypass names, owned by another worker', async () => {
-      await both(async (q, eon) => {
+      const { outcomes, queue } = await both(async (q, eon) => {
         const etw = q.engine('etw');
         for (const n of ['a', 'b']) await eon.create({ meta: { n } });
         const a = await etw.search();
         return [{ copy: { ...a!, core: { ...a!.core, [Label.Bypass]: 'true' } } }];
       });
+      expect(outcomes[0]?.deleted && outcomes[0].next?.meta).toEqual({ n: 'b' });
+      expect(queue.map((task) => [task.meta, task.core?.[Label.Worker]])).toEqual([
+        [{ n: 'b' }, 'eon'],
+      ]);
     });
   });
 });

@@ -11,6 +11,7 @@ import {
 import { Engine } from '../lib/engine/engine.js';
 import { aclRules } from '../lib/engine/acl.js';
 import { layoutVersion, queueKeys } from '../lib/engine/keys.js';
+import { Label } from '../lib/task/label.js';
 import { startRedisServer, type RedisServer } from '../lib/testing/redis-server.js';
 import { useQueue } from './harness/queue.js';
 import { expectUnchanged } from './harness/queue-state.js';
@@ -230,6 +231,24 @@ describe('engine.doctor() on servers configured otherwise', () => {
         message:
           'user "no-hset" may not run 1 of the commands the engine uses (checked with redis.acl_check_cmd: ACL DRYRUN is not allowed): HSET (denied)',
       });
+      // without functions: a warning, and the scripts run with EVALSHA and EVAL
+      await redis.call(
+        'ACL', 'SETUSER', 'no-functions', 'on', `>${password}`, ...aclRules('doctor'), '-fcall', '-function|load',
+      ); // prettier-ignore
+      const noFunctions = engineAs('no-functions');
+      expect(check(await noFunctions.doctor(), 'acl')).toEqual({
+        name: 'acl',
+        status: 'warn',
+        message:
+          'user "no-functions" may not run FCALL or FUNCTION LOAD (checked with redis.acl_check_cmd: ACL DRYRUN ' +
+          'is not allowed): the engine runs its scripts with EVALSHA and EVAL, which define every function of a ' +
+          'script again on each call; grant +fcall +function|load',
+      });
+      const created = await noFunctions.create({ meta: { k: 'without functions' } });
+      const claimed = await noFunctions.search({ meta: { k: 'without functions' } });
+      expect(claimed?.core?.[Label.Object]).toBe(created.core?.[Label.Object]);
+      await noFunctions.delete(claimed!);
+      expect(await noFunctions.exists({ meta: { k: 'without functions' } })).toBe(false);
       await redis.call('ACL', 'SETUSER', 'elsewhere', 'on', `>${password}`, ...aclRules('other'));
       const report = await engineAs('elsewhere').doctor();
       expect(check(report, 'layout').status).toBe('fail'); // GET of the queue's layout key is refused

@@ -4,8 +4,8 @@ import { countingClient } from './harness/counting.js';
 import { useQueue, type TestQueue } from './harness/queue.js';
 
 // exists and lister read the queue in steps of about 1,000 records (and
-// 4 MiB); a query that names one object id reads that record, and one that
-// names a template's id reads its children.
+// 256 KiB); a query that names one object id reads that record, and one that
+// names a template's id reads its children, 1,000 a step.
 
 const queue = useQueue('2023-10-20T00:00:00Z');
 
@@ -36,7 +36,7 @@ describe('exists and lister', () => {
       expect(await eon.exists({ core: { [Label.Object]: id }, meta: { n: '1' } })).toBe(false);
       expect(counting.scripts('scan')).toBe(2);
       // without an id: steps of about 1,000 records (HSCAN batches of about
-      // 200 until 1,000 are read), so at least 5 for 6,000 records
+      // 100 until 1,000 are read, or 256 KiB), so at least 5 for 6,000 records
       expect(await eon.exists({ meta: { n: 'none' } })).toBe(false);
       expect(counting.scripts('scan')).toBeGreaterThanOrEqual(2 + 5);
     } finally {
@@ -54,5 +54,36 @@ describe('exists and lister', () => {
     const root = { [Label.Object]: template.core?.[Label.Object] ?? '' };
     expect(await eon.exists({ root })).toBe(true);
     expect(await eon.exists({ root, meta: { k: 'other' } })).toBe(false);
+  });
+
+  it('read the children of a template with many (exists), 1,000 a step', async () => {
+    const q = queue();
+    const producer = q.engine('producer');
+    const template = await producer.create({ gate: { g: 'waiting' }, meta: { k: 't' } });
+    const root = { [Label.Object]: template.core?.[Label.Object] ?? '' };
+    // each trigger that completes makes the gate template emit a child
+    for (let start = 0; start < 1_200; start += 200) {
+      const triggers = await Promise.all(
+        Array.from({ length: 200 }, () =>
+          producer.create({ gate: { g: 'trigger' }, meta: { k: 'x' } }),
+        ),
+      );
+      const claimed = await Promise.all(
+        triggers.map(() => producer.search({ gate: { g: 'trigger' } })),
+      );
+      await Promise.all(claimed.map((task) => producer.delete(task!)));
+    }
+    await createMany(q, 100); // others, not read
+    const counting = countingClient();
+    try {
+      const eon = q.engine('eon', { redis: counting.client });
+      expect(await eon.exists({ root, meta: { k: 't' } })).toBe(true);
+      expect(counting.scripts('scan')).toBe(1);
+      // no child matches: every child is read, in two steps
+      expect(await eon.exists({ root, meta: { k: 'other' } })).toBe(false);
+      expect(counting.scripts('scan')).toBe(3);
+    } finally {
+      await counting.client.quit();
+    }
   });
 });

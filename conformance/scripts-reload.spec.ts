@@ -6,12 +6,49 @@ import { startRedisServer } from '../lib/testing/redis-server.js';
 import { fakeClock } from '../spec/helpers/clock.js';
 import { useQueue } from './harness/queue.js';
 import { adminClient, engineClient, primaries } from './harness/redis.js';
+import type { RedisClient } from '../lib/engine/connection.js';
+import { useEval } from '../lib/engine/lua/functions.js';
 
 describe('scripts', () => {
   const queue = useQueue();
 
-  it('keep working after SCRIPT FLUSH (NOSCRIPT, then EVAL)', async () => {
+  it('keep working after FUNCTION FLUSH (the function is not found, its library is loaded again)', async () => {
     const eon = queue().engine('eon');
+    await eon.create({ meta: { k: 'a' } });
+    const flushed = async <T>(call: () => Promise<T>): Promise<T> => {
+      for (const node of primaries(queue().redis)) await node.call('FUNCTION', 'FLUSH');
+      return call();
+    };
+    await flushed(() => eon.create({ meta: { k: 'b' } }));
+    const claimed = await flushed(() => eon.search());
+    expect(claimed?.core?.[Label.Worker]).toBe('eon');
+    // the worker runtime's step, with several calls at once missing the function
+    await flushed(() =>
+      Promise.all([
+        deleteThenSearch(eon, [{ task: claimed!, filters: filterList([]) }]),
+        eon.exists({ meta: { k: 'b' } }),
+        eon.lister({ meta: { k: '*' } }),
+      ]),
+    );
+    expect((await eon.lister({ meta: { '*': '*' } })).map((task) => task.meta?.['k'])).toEqual([
+      'b',
+    ]);
+  });
+
+  // a client whose user may not use functions runs the scripts with EVALSHA and EVAL
+  const evalClients: RedisClient[] = [];
+  function evalClient(): RedisClient {
+    const client = engineClient();
+    useEval(client);
+    evalClients.push(client);
+    return client;
+  }
+  afterEach(async () => {
+    await Promise.all(evalClients.splice(0).map((client) => client.quit()));
+  });
+
+  it('keep working after SCRIPT FLUSH (NOSCRIPT, then EVAL)', async () => {
+    const eon = queue().engine('eon', { redis: evalClient() });
     await eon.create({ meta: { k: 'a' } });
     await queue().redis.script('FLUSH');
     await eon.create({ meta: { k: 'b' } });
@@ -26,8 +63,9 @@ describe('scripts', () => {
 
   it('keep every operation and runtime step working when the scripts are flushed before each call', async () => {
     const q = queue();
-    const eon = q.engine('eon');
-    const etw = q.engine('etw');
+    const client = evalClient();
+    const eon = q.engine('eon', { redis: client });
+    const etw = q.engine('etw', { redis: client });
     const flushed = async <T>(call: () => Promise<T>): Promise<T> => {
       await q.redis.script('FLUSH');
       return call();

@@ -59,7 +59,7 @@ describe('engine.wait', () => {
     const task = await eon.create({ meta: { k: 'a' } });
     let reads = 0;
     const monitor = await monitorQueue(q.redis, (args) => {
-      if (args[0]?.toLowerCase() === 'evalsha' && args[1] === scripts.status.sha) reads++;
+      if (args[0]?.toLowerCase() === 'fcall' && args[1] === scripts.status.library.name) reads++;
     });
     try {
       const waiting = eon.wait(idOf(task));

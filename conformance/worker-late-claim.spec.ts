@@ -77,7 +77,7 @@ async function postponedScripts(admin: Redis): Promise<number> {
   const clients = (await admin.call('CLIENT', 'LIST')) as string;
   return clients
     .split('\n')
-    .filter((line) => /\bflags=\S*b/.test(line) && /\bcmd=eval(sha)?\b/.test(line)).length;
+    .filter((line) => /\bflags=\S*b/.test(line) && /\bcmd=(eval(sha)?|fcall)\b/.test(line)).length;
 }
 
 /** Proxy forwards TCP connections to Redis; cut() drops them and refuses new ones until restore(). */

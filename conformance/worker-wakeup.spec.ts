@@ -39,7 +39,9 @@ async function searchedOnce(redis: RedisClient, name: string): Promise<void> {
       return lists
         .join('\n')
         .split('\n')
-        .some((line) => line.includes(` name=${name} `) && / cmd=eval(sha)?(_ro)? /.test(line));
+        .some(
+          (line) => line.includes(` name=${name} `) && / cmd=(eval(sha)?|fcall)(_ro)? /.test(line),
+        );
     },
     3_000,
     `a first search by ${name}`,

@@ -14,11 +14,20 @@ export interface CountingClient {
 // both sets: a Cluster client runs the sharded one
 const named = [...Object.entries(scripts), ...Object.entries(shardedScripts)];
 const nameBySha = new Map(named.map(([name, script]) => [script.sha, name]));
+const nameByFunction = new Map(named.map(([name, script]) => [script.library.name, name]));
 const nameBySource = new Map(named.map(([name, script]) => [script.source, name]));
+
+/** The script each call names, by how it names it. */
+const scriptNames: Record<string, Map<string, string> | undefined> = {
+  fcall: nameByFunction,
+  evalsha: nameBySha,
+  eval: nameBySource,
+};
 
 /**
  * countingClient is a client that counts the scripts Redis ran for it: an
- * EVALSHA that came back with NOSCRIPT is not counted (its EVAL is), and a
+ * FCALL whose function was not loaded yet, or an EVALSHA that came back with
+ * NOSCRIPT, is not counted (the call after the load, or the EVAL, is), and a
  * command the offline queue sends again once connected is counted once.
  */
 export function countingClient(): CountingClient {
@@ -27,11 +36,10 @@ export function countingClient(): CountingClient {
   const seen = new WeakSet<Command>();
   const send = client.sendCommand.bind(client);
   client.sendCommand = (command: Command, stream?: never) => {
-    if ((command.name === 'evalsha' || command.name === 'eval') && !seen.has(command)) {
+    const lookup = scriptNames[command.name];
+    if (lookup !== undefined && !seen.has(command)) {
       seen.add(command);
-      const head = String(command.args[0]);
-      const name =
-        (command.name === 'evalsha' ? nameBySha.get(head) : nameBySource.get(head)) ?? 'other';
+      const name = lookup.get(String(command.args[0])) ?? 'other';
       command.promise.then(
         () => counts.set(name, (counts.get(name) ?? 0) + 1),
         () => {},

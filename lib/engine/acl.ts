@@ -20,15 +20,16 @@ export const aclCommands = {
   /** Run by Redlock's scripts on the chore locks (expire and ticker leases). */
   locks: ['del', 'exists', 'get', 'set'],
   /**
-   * Sent by the engine and the worker: the scripts (EVALSHA, and EVAL when
-   * the server lost them), the reads outside scripts, progress, the wake-up
+   * Sent by the engine and the worker: the scripts (FCALL, and FUNCTION LOAD
+   * when the server lacks their library; EVALSHA and EVAL for a user without
+   * those two, and EVAL when the server lost a script), the reads outside scripts, progress, the wake-up
    * subscription (sharded on a cluster), the worker's presence (its key with
    * a TTL and the `workers` index, in MULTI / EXEC), the event feed (events()
    * makes the stream and keeps it alive), the dashboard's reads of one record
    * and of a template's children (lib/engine/read.ts), and QUIT on close.
    */
   engine: [
-    'evalsha', 'eval', 'get', 'zmscore', 'zrange', 'publish', 'spublish', 'subscribe',
+    'fcall', 'function|load', 'evalsha', 'eval', 'get', 'zmscore', 'zrange', 'publish', 'spublish', 'subscribe',
     'ssubscribe', 'unsubscribe', 'sunsubscribe', 'quit',
     'set', 'del', 'mget', 'zadd', 'zrem', 'zrevrange', 'multi', 'exec',
     'xadd', 'xrange', 'xrevrange', 'pexpire', 'hget', 'hmget', 'zrangebylex',
@@ -70,7 +71,7 @@ export function allowedCommands(): AclCommand[] {
  * channels of one queue (`queue`), or of every queue (`rescue.io:*`) when no
  * queue is given, and the commands above, nothing else.
  *
- *     ~rescue.io:{orders}:*  &rescue.io:{orders}:*  -@all +evalsha +eval ...
+ *     ~rescue.io:{orders}:*  &rescue.io:{orders}:*  -@all +fcall +function|load ...
  */
 export function aclRules(queue?: string): string[] {
   const pattern = queue === undefined ? `${keyScheme}:*` : `${keyScheme}:{${globEscape(queue)}}:*`;
@@ -92,18 +93,24 @@ function globEscape(text: string): string {
  * right arity on the queue's own keys and channels, for ACL DRYRUN (or
  * redis.acl_check_cmd): what doctor() asks about.
  */
-export function aclProbes(keys: QueueKeys, sha: string): [string, ...string[]][] {
+export function aclProbes(
+  keys: QueueKeys,
+  sha: string,
+  functionName: string,
+): [string, ...string[]][] {
   const all = keys.all;
   const lock = keys.expireLock;
   const probe = probes(keys, lock);
   const calls: [string, ...string[]][] = [
+    ['FCALL', functionName, String(all.length), ...all],
+    ['FUNCTION', 'LOAD', `#!lua name=${functionName}`],
     ['EVALSHA', sha, String(all.length), ...all],
     ['EVAL', 'return 1', String(all.length), ...all],
     // Redlock's scripts: one key, the lock
     ['EVALSHA', sha, '1', lock, 'token', '1000'],
   ];
   for (const command of allowedCommands()) {
-    if (command === 'evalsha' || command === 'eval') continue;
+    if (scriptCalls.has(command)) continue;
     for (const args of probe[command]) {
       calls.push([...command.toUpperCase().split('|'), ...args] as [string, ...string[]]);
     }
@@ -111,9 +118,14 @@ export function aclProbes(keys: QueueKeys, sha: string): [string, ...string[]][]
   return calls;
 }
 
+/** The calls of scripts, probed above with a script's or function's name. */
+const scriptCalls = new Set<AclCommand>(['fcall', 'function|load', 'evalsha', 'eval']);
+
 /** The arguments of each probe; some commands are probed on several keys or channels. */
 function probes(keys: QueueKeys, lock: string): Record<AclCommand, string[][]> {
   return {
+    fcall: [],
+    'function|load': [],
     evalsha: [],
     eval: [],
     exists: [[keys.tasks], [lock]],

@@ -314,6 +314,15 @@ async function aclCheck(context: EngineContext): Promise<DoctorCheck> {
       status: 'ok',
       message: `${who} may run every command the engine uses (${probes.length} ${how})`,
     };
+  // without functions the engine runs its scripts with EVALSHA and EVAL
+  if (denied.every((entry) => /^(FCALL|FUNCTION) /.test(entry)))
+    return {
+      name,
+      status: 'warn',
+      message:
+        `${who} may not run FCALL or FUNCTION LOAD (${how}): the engine runs its scripts with EVALSHA ` +
+        'and EVAL, which define every function of a script again on each call; grant +fcall +function|load',
+    };
   return {
     name,
     status: 'fail',
@@ -374,7 +383,7 @@ async function scriptDenials(
  * reads, and what ioredis sends on its own.
  */
 export function doctorProbes(keys: QueueKeys): [string, ...string[]][] {
-  return aclProbes(keys, scripts.search.sha);
+  return aclProbes(keys, scripts.search.sha, scripts.search.library.name);
 }
 
 function isClusterClient(client: object): boolean {

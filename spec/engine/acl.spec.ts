@@ -61,6 +61,7 @@ describe('the ACL rule set (lib/engine/acl.ts)', () => {
       'sendCommand',
       'call',
       'connect',
+      'nodes', // a cluster's node clients
     ]);
     // methods that send a command of another name
     const commandOf: Record<string, string> = { refreshSlotsCache: 'cluster|slots' };
@@ -86,6 +87,8 @@ describe('the ACL rule set (lib/engine/acl.ts)', () => {
     const rules = aclRules();
     expect(rules.slice(0, 3)).toEqual(['~rescue.io:*', '&rescue.io:*', '-@all']);
     expect(rules).toContain('+evalsha');
+    expect(rules).toContain('+fcall');
+    expect(rules).toContain('+function|load');
     expect(rules).toContain('+cluster|slots');
     expect(rules.filter((rule) => rule.startsWith('+'))).toHaveLength(allowedCommands().length);
     expect(aclRules('orders*[1]').slice(0, 2)).toEqual([
@@ -96,7 +99,7 @@ describe('the ACL rule set (lib/engine/acl.ts)', () => {
 
   it('has a probe for every command, on the queue’s own keys and channels', () => {
     const keys = queueKeys('q');
-    const probes = aclProbes(keys, 'f'.repeat(40));
+    const probes = aclProbes(keys, 'f'.repeat(40), `rescue_${'f'.repeat(40)}`);
     const probed = new Set(probes.map((probe) => probe.slice(0, 2).join('|').toLowerCase()));
     for (const command of allowedCommands()) {
       expect([...probed].some((p) => p === command || p.startsWith(`${command}|`))).toBe(true);

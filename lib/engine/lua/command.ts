@@ -5,6 +5,9 @@ function bulk(argument: string): string {
   return `$${Buffer.byteLength(argument)}\r\n${argument}\r\n`;
 }
 
+/** ScriptCall: how a script is called, as a Redis function or by its SHA1. */
+export type ScriptCall = 'fcall' | 'evalsha';
+
 /** digits: how many decimal digits a length has. */
 function digits(value: number): number {
   return value < 10 ? 1 : value < 100 ? 2 : value < 1_000 ? 3 : String(value).length;
@@ -53,11 +56,12 @@ function writeHeader(buffer: Buffer, offset: number, mark: number, value: number
 const noArguments: string[] = [];
 
 /**
- * ScriptCommand is an EVALSHA whose unchanging head (the command's name, the
- * script's SHA1, the key count and the queue's keys: most of its bytes) is
- * encoded once per script and queue, so each call encodes only its ARGV. To
- * ioredis it is an ordinary `evalsha` command: the same arguments, so Cluster
- * routing, the offline queue and replies work as for any other.
+ * ScriptCommand is an FCALL or EVALSHA whose unchanging head (the command's
+ * name, the function's name or the script's SHA1, the key count and the
+ * queue's keys: most of its bytes) is encoded once per script and queue, so
+ * each call encodes only its ARGV. To ioredis it is an ordinary `fcall` or
+ * `evalsha` command: the same arguments, so Cluster routing, the offline
+ * queue and replies work as for any other.
  */
 export class ScriptCommand extends Command {
   constructor(
@@ -66,7 +70,7 @@ export class ScriptCommand extends Command {
   ) {
     // The base class copies and checks every argument it is built with; the
     // head's are strings already, and ARGV is made of strings by the caller.
-    super('evalsha', noArguments, { replyEncoding: 'utf8' });
+    super(head.command, noArguments, { replyEncoding: 'utf8' });
     this.args = head.arguments.concat(args);
   }
 
@@ -108,9 +112,9 @@ export class ScriptCommand extends Command {
   }
 }
 
-/** ScriptHead is the part of a script's EVALSHA that is the same on every call for one queue. */
+/** ScriptHead is the part of a script's call that is the same on every call for one queue. */
 export class ScriptHead {
-  /** How many arguments of the command the head holds (SHA1, key count, keys). */
+  /** How many arguments of the command the head holds (name or SHA1, key count, keys). */
   readonly argumentCount: number;
   /** Those arguments. */
   readonly arguments: readonly string[];
@@ -118,11 +122,13 @@ export class ScriptHead {
   readonly encoded: Buffer;
 
   constructor(
-    readonly sha: string,
+    readonly command: ScriptCall,
+    /** The function's name (FCALL) or the script's SHA1 (EVALSHA). */
+    readonly name: string,
     readonly keys: readonly string[],
   ) {
-    this.arguments = [sha, String(keys.length), ...keys];
+    this.arguments = [name, String(keys.length), ...keys];
     this.argumentCount = this.arguments.length;
-    this.encoded = Buffer.from(['evalsha', ...this.arguments].map(bulk).join(''));
+    this.encoded = Buffer.from([command, ...this.arguments].map(bulk).join(''));
   }
 }

@@ -1,7 +1,7 @@
 #!lua flags=no-writes
 --[[ page: one page of the tasks in one state for engine.tasks(), read from
   that state's index a bounded step at a time, oldest first where the index
-  orders by id. Each call reads at most `budget` index entries and 4 MiB of
+  orders by id. Each call reads at most `budget` index entries and 256 KiB of
   records, and stops at `limit` matches; `position` says where the next page
   starts.
 
@@ -26,7 +26,7 @@ local query = ARGV[2] ~= '' and decode_task(ARGV[2]) or nil
 local limit = tonumber(ARGV[3])
 local position = ARGV[4]
 local budget = tonumber(ARGV[5])
-local BYTES_MOST = 4194304
+local BYTES_MOST = 262144 -- 1,000 records of 1 KB took 7 ms; 256 KiB about 2.5 ms
 local BATCH = 100
 
 local found = { '' }

@@ -1,7 +1,14 @@
 import { fromReply } from '../../errors.js';
 import type { RedisClient } from '../connection.js';
 import type { QueueKeys } from '../keys.js';
-import { ScriptCommand, ScriptHead } from './command.js';
+import { ScriptCommand, ScriptHead, type ScriptCall } from './command.js';
+import {
+  isFunctionMissing,
+  isFunctionsRefused,
+  loadLibrary,
+  useEval,
+  usesFunctions,
+} from './functions.js';
 import { loadScript, type LoadedScript } from './loader.js';
 
 /** The file name of each script, by the name the engine calls it. */
@@ -54,21 +61,24 @@ export function scriptsFor(sharded: boolean): typeof scripts {
 
 export type ScriptName = keyof typeof scripts;
 
-/** The encoded heads of the scripts' EVALSHA, per queue. */
+/** The encoded heads of the scripts' calls (FCALL or EVALSHA), per queue. */
 const heads = new WeakMap<QueueKeys, Map<string, ScriptHead>>();
 
-function headOf(script: LoadedScript, keys: QueueKeys): ScriptHead {
+function headOf(script: LoadedScript, keys: QueueKeys, command: ScriptCall): ScriptHead {
   let byScript = heads.get(keys);
   if (byScript === undefined) heads.set(keys, (byScript = new Map<string, ScriptHead>()));
-  let head = byScript.get(script.sha);
-  if (head === undefined) byScript.set(script.sha, (head = new ScriptHead(script.sha, keys.all)));
+  const name = command === 'fcall' ? script.library.name : script.sha;
+  let head = byScript.get(name);
+  if (head === undefined) byScript.set(name, (head = new ScriptHead(command, name, keys.all)));
   return head;
 }
 
 /**
- * runScript runs a script with EVALSHA and, when the server does not know it
- * (first use, SCRIPT FLUSH, a restart), with EVAL, which also caches it.
- * Error replies that carry one of our codes become RescueErrors.
+ * runScript runs a script as a Redis function (FCALL; functions.ts loads its
+ * library when the server does not know it), or, for a client that may not
+ * use functions, with EVALSHA and, when the server does not know the script
+ * (first use, SCRIPT FLUSH, a restart), EVAL, which also caches it. Error
+ * replies that carry one of our codes become RescueErrors.
  */
 export async function runScript(
   client: RedisClient,
@@ -76,16 +86,42 @@ export async function runScript(
   keys: QueueKeys,
   args: (string | number)[],
 ): Promise<unknown> {
+  const argv = args.map(String);
+  if (usesFunctions(client)) {
+    try {
+      return await callFunction(client, script, keys, argv);
+    } catch (error) {
+      if (!isFunctionsRefused(error)) throw fromReply(error);
+      useEval(client);
+    }
+  }
   try {
-    return await client.sendCommand(new ScriptCommand(headOf(script, keys), args.map(String)));
+    return await client.sendCommand(new ScriptCommand(headOf(script, keys, 'evalsha'), argv));
   } catch (error) {
     if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
       try {
-        return await client.eval(script.source, keys.all.length, ...keys.all, ...args);
+        return await client.eval(script.source, keys.all.length, ...keys.all, ...argv);
       } catch (retryError) {
         throw fromReply(retryError);
       }
     }
     throw fromReply(error);
+  }
+}
+
+async function callFunction(
+  client: RedisClient,
+  script: LoadedScript,
+  keys: QueueKeys,
+  argv: string[],
+): Promise<unknown> {
+  const call = () =>
+    client.sendCommand(new ScriptCommand(headOf(script, keys, 'fcall'), argv)) as Promise<unknown>;
+  try {
+    return await call();
+  } catch (error) {
+    if (!isFunctionMissing(error)) throw error;
+    await loadLibrary(client, script.library);
+    return await call();
   }
 }
