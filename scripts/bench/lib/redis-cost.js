@@ -8,13 +8,22 @@ const nameBySha = new Map(Object.entries(scripts).map(([name, script]) => [scrip
 const nameBySource = new Map(
   Object.entries(scripts).map(([name, script]) => [script.source, name]),
 );
+const nameByFunction = new Map(
+  Object.entries(scripts).map(([name, script]) => [script.library.name, name]),
+);
+/** The commands that run a script, and how each names it. */
+const scriptCommands = new Map([
+  ['fcall', nameByFunction],
+  ['evalsha', nameBySha],
+  ['eval', nameBySource],
+]);
 /**
- * scriptName names an EVALSHA by its SHA, an EVAL (a script's first run on a
- * server, which compiles it) by its source; SLOWLOG keeps only the first 128
- * characters of that, the same for every script: 'eval' then.
+ * scriptName names an FCALL by its function, an EVALSHA by its SHA, an EVAL
+ * (a script's first run on a server without functions, which compiles it) by
+ * its source; SLOWLOG keeps only the first 128 characters of that, the same
+ * for every script: 'eval' then.
  */
-const scriptName = (command, head) =>
-  (command === 'evalsha' ? nameBySha.get(head) : nameBySource.get(head)) ?? command;
+const scriptName = (command, head) => scriptCommands.get(command)?.get(head) ?? command;
 
 /**
  * Commands that take constant time on the small records and members of these
@@ -86,7 +95,7 @@ export async function slowest(redis, action) {
       const command = String(args[0]).toLowerCase();
       const us = Number(duration);
       if (constantTime.has(command)) worst.stall = Math.max(worst.stall, us);
-      if (command !== 'evalsha' && command !== 'eval') continue;
+      if (!scriptCommands.has(command)) continue;
       const name = scriptName(command, String(args[1]));
       durations.push(us);
       worst.byName.set(name, Math.max(us, worst.byName.get(name) ?? 0));
@@ -119,11 +128,11 @@ export async function slowest(redis, action) {
   }
 }
 
-/** scriptCalls is how many scripts (EVALSHA and EVAL) Redis ran so far, by INFO commandstats. */
+/** scriptCalls is how many scripts (FCALL, EVALSHA and EVAL) Redis ran so far, by INFO commandstats. */
 export async function scriptCalls(redis) {
   const stats = await redis.info('commandstats');
   let calls = 0;
-  for (const match of stats.matchAll(/^cmdstat_(evalsha|eval):calls=(\d+)/gm)) {
+  for (const match of stats.matchAll(/^cmdstat_(fcall|evalsha|eval):calls=(\d+)/gm)) {
     calls += Number(match[2]);
   }
   return calls;
@@ -131,16 +140,17 @@ export async function scriptCalls(redis) {
 
 /**
  * countingClient is an ioredis client (give it to an Engine as `redis`) that
- * counts the engine's scripts Redis ran for it, by script name: an EVALSHA
- * that came back with NOSCRIPT is not counted (its EVAL is). Scripts of
- * another version than dist/ holds count under 'evalsha' or 'eval'.
+ * counts the engine's scripts Redis ran for it, by script name: a call that
+ * found no function or script is not counted (the call after the load, or the
+ * EVAL, is). Scripts of another version than dist/ holds count under 'fcall',
+ * 'evalsha' or 'eval'.
  */
 export function countingClient(url) {
   const client = new Redis(url);
   const counts = new Map();
   const send = client.sendCommand.bind(client);
   client.sendCommand = (command, stream) => {
-    if (command.name === 'evalsha' || command.name === 'eval') {
+    if (scriptCommands.has(command.name)) {
       const name = scriptName(command.name, String(command.args[0]));
       command.promise.then(
         () => counts.set(name, (counts.get(name) ?? 0) + 1),
