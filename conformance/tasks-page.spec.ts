@@ -3,6 +3,7 @@ import { pageBudget, pageMostLimit, type TaskState } from '../lib/engine/page.js
 import { TaskMetaEmptyError } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
+import { countingClient } from './harness/counting.js';
 import { useQueue } from './harness/queue.js';
 import { expectUnchanged } from './harness/queue-state.js';
 
@@ -114,22 +115,31 @@ describe('engine.tasks()', () => {
     expect((await one.tasks({ query: { meta: { k: 'nothing' } } })).tasks).toEqual([]);
   });
 
-  it('reads at most 1,000 index entries a call, however many a query skips', async () => {
+  it('reads at most 1,000 index entries a page, 500 a script, however many a query skips', async () => {
     const q = queue();
-    const one = q.engine('one');
+    const producer = q.engine('producer');
     const total = 2_500;
     for (let start = 0; start < total; start += 500) {
       await Promise.all(
         Array.from({ length: 500 }, (_, offset) =>
-          one.create({ meta: { k: String(start + offset) } }),
+          producer.create({ meta: { k: String(start + offset) } }),
         ),
       );
     }
     expect(pageBudget).toBe(1_000);
-    // a query that matches none: empty pages, each of at most 1,000 entries
-    const none = await everyPage(one, 'claimable', 100, { meta: { k: 'none' } });
-    expect(none.ks).toEqual([]);
-    expect(none.pages).toBe(Math.ceil(total / pageBudget));
+    const counting = countingClient();
+    try {
+      const one = q.engine('one', { redis: counting.client });
+      // a query that matches none: empty pages, each of at most 1,000 entries
+      const none = await everyPage(one, 'claimable', 100, { meta: { k: 'none' } });
+      expect(none.ks).toEqual([]);
+      expect(none.pages).toBe(Math.ceil(total / pageBudget));
+      // two scripts of 500 entries a page: the third page's first script reads
+      // the last 500, its second finds the end
+      expect(counting.scripts('page')).toBe(6);
+    } finally {
+      await counting.client.quit();
+    }
   });
 
   it('returns tasks as stored, as lister does', async () => {
