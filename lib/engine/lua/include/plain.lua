@@ -1,16 +1,16 @@
 -- plain: the worker runtime's common step, done without the general index
 -- machinery: complete a plain task it owns, and claim the head of `ready`.
--- Needs the task, index, outcome and search includes (it writes what their
--- functions would, for the one shape of task it handles).
+-- Needs the task, owners, outcome and search-request includes; it writes what
+-- reindex (include/index.lua) would, for the one shape of task it handles.
 --
 -- A plain task is an `any` task without cron, gate or root that the circuit
 -- breaker does not hold: its only entries are `ready` while unowned, and
--- `leases`, `holders`, `claimed` and `retention` while owned. Each function
+-- `leases`, `holders` and `retention` while owned. Each function
 -- below first checks that the task and the queue are plain (no followers, no
 -- roots, no pooled filters, nothing due, no broadcast or unicast work) and
 -- answers nil, having written nothing, when they are not: the caller then
 -- runs delete() or search(), which handle everything. Either way the queue
--- ends in the same state (conformance/plain-path.spec.ts compares them).
+-- ends in the same state (conformance/delete-search.spec.ts compares every key).
 
 -- plain_delete: delete() for a plain task the copy owns; nil when not plain
 local function plain_delete(request, ctx)
@@ -36,7 +36,7 @@ local function plain_delete(request, ctx)
   end
   if ctx.followers or ctx.rooted then return nil end
 
-  -- reindex(id, stored, nil): out of `leases`, `holders`, `claimed`, `retention`
+  -- reindex(id, stored, nil): out of `leases`, `holders` and `retention`
   ctx.events[#ctx.events + 1] = { 'completed', id, owner }
   redis.call('ZREM', K['leases'], id)
   if ctx.plain_candidates ~= nil then ctx.plain_candidates = ctx.plain_candidates - 1 end
@@ -114,7 +114,7 @@ local function plain_search(request, ctx)
   end
 
   -- Phase 5 as search() claims, and reindex(id, task, claimed): from `ready`
-  -- to `leases`, `holders`, `claimed` and `retention`
+  -- to `leases`, `holders` and `retention`
   local core = copy_map(task.core) or {}
   core[LABEL_WORKER] = worker
   core[LABEL_EXPIRY] = request.expiry
