@@ -88,6 +88,7 @@ for first = SEARCH_ARGUMENTS + 1, #ARGV, DELETE_ARGUMENTS + 6 do
   if slot ~= '' then slot_keys[#slot_keys + 1] = searching.worker .. '\0' .. slot end
 end
 read_parked(slot_keys, ctx)
+read_plain(ctx)
 for first = SEARCH_ARGUMENTS + 1, #ARGV, DELETE_ARGUMENTS + 6 do
   local deleting = delete_request(first, searching.now)
   local result = plain_delete(deleting, ctx)

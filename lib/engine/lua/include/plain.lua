@@ -68,6 +68,16 @@ local function read_parked(slot_keys, ctx)
   ctx.parked = parked
 end
 
+-- read_plain: one look for what the plain path checks key by key otherwise:
+-- when none of these keys exists, the queue is plain, has no followers, no
+-- roots and no failed attempts (delete() and search() ask again when they run)
+local function read_plain(ctx)
+  if redis.call('EXISTS', K['followers'], K['roots'], K['attempts'], K['broadcast'], K['waiting'],
+    K['obsolete-groups'], K['promoted'], K['root-jobs'], K['ready-cron'], K['ready-uni'], K['filter-pools']) == 0 then
+    ctx.followers, ctx.rooted, ctx.attempts, ctx.plain_queue = false, false, false, true
+  end
+end
+
 -- plain_search: search() when the queue is plain and the head of `ready` is
 -- a plain task this worker may take; its answer as a list, or nil
 local function plain_search(request, ctx)
