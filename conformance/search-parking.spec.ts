@@ -148,6 +148,57 @@ describe('parked slots', () => {
     }
   });
 
+  /**
+   * turnedAway leaves eon with two tasks and etw with one, a fourth task
+   * created while etw's slot 1 was parked (n = 4: the create wakes etw, whose
+   * share is 2), then eon finishing one (n = 3: etw's share is 1 again, eon's
+   * 2): the woken slot's search will be turned away by the share gate.
+   */
+  async function turnedAway(q: TestQueue, parkEon: boolean) {
+    const producer = q.engine('producer');
+    const eon = q.engine('eon');
+    const etw = q.engine('etw');
+    for (const k of ['1', '2', '3']) await producer.create({ meta: { k } });
+    const first = await eon.search();
+    expect(await eon.search()).toBeDefined();
+    expect(await etw.search()).toBeDefined();
+    expect(await park(etw, '1', [], Date.parse('2023-10-20T00:59:00Z'))).toBeUndefined();
+    if (parkEon) expect(await park(eon, '0')).toBeUndefined();
+    await producer.create({ meta: { k: '4' } });
+    await eon.delete(first!);
+    return { eon, etw };
+  }
+
+  it('passes a wake-up on to a parked slot that may take the task when the share gate turns the woken slot away', async () => {
+    const q = queue();
+    const channel = await listen(q);
+    try {
+      const { eon, etw } = await turnedAway(q, true);
+      expect(await woken(channel)).toEqual(['etw\u00001']);
+      expect(await park(etw, '1')).toBeUndefined();
+      // the task must not wait for eon's next poll
+      expect(await woken(channel)).toEqual(['etw\u00001', 'eon\u00000']);
+      expect((await park(eon, '0'))?.meta).toEqual({ k: '4' });
+    } finally {
+      await channel.stop();
+    }
+  });
+
+  it('passes no wake-up on to a slot of the worker the share gate turned away', async () => {
+    const q = queue();
+    const channel = await listen(q);
+    try {
+      const { etw } = await turnedAway(q, false);
+      expect(await park(etw, '0')).toBeUndefined();
+      expect(await park(etw, '1')).toBeUndefined();
+      expect(await park(etw, '0')).toBeUndefined();
+      expect(await woken(channel)).toEqual(['etw\u00001']);
+      expect(await q.redis.hlen(`${q.prefix}:parked-slots`)).toBe(2);
+    } finally {
+      await channel.stop();
+    }
+  });
+
   it('drops a slot whose deadline passed (its worker is gone) and wakes a live one', async () => {
     const q = queue();
     const channel = await listen(q);

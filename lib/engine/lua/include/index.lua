@@ -114,6 +114,15 @@ local function filters()
     return wanted
   end
 
+  -- matching: the ids of the filters a task matches (its pools unchanged)
+  function M.matching(task)
+    local wanted = {}
+    for _, filter in ipairs(M.all()) do
+      if matches(task, filter.query) then wanted[#wanted + 1] = filter.id end
+    end
+    return wanted
+  end
+
   -- left: a task is no longer claimable under a target
   function M.left(id, target)
     for _, filter in ipairs(M.all()) do

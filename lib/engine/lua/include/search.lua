@@ -197,6 +197,20 @@ local function seen(filter_id, now)
   if last + SEEN_EVERY <= now then redis.call('ZADD', K['filter-seen'], now, filter_id) end
 end
 
+-- pass_wake_on: a slot the share gate turns away may have been woken for a
+-- task that, by the time it searched, another worker's share holds (a task
+-- finished or claimed meanwhile moved the shares). The wake-up goes on to a
+-- parked slot that may take the oldest `any` task, else that task would wait
+-- for a poll; finish names the slot (never one of this worker's: its gate is
+-- closed, so nothing bounces back).
+local function pass_wake_on(ctx)
+  if redis.call('EXISTS', K['parked-slots']) == 0 then return end
+  local id = redis.call('ZRANGE', K['ready'], 0, 0)[1] or redis.call('ZRANGE', K['ready-cron'], 0, 0)[1]
+  local task = id and load_task(id)
+  if not task then return end
+  ctx.claimable[#ctx.claimable + 1] = { target = '', filter_ids = filters().matching(task) }
+end
+
 local function search(request, ctx)
   local now, worker = request.now, request.worker
   local slot_key = nil
@@ -257,7 +271,10 @@ local function search(request, ctx)
       + unpromoted - late
     local share = math.floor(candidates / workers)
     if before < candidates % workers then share = share + 1 end
-    if candidates <= 0 or share - own <= 0 then return idle(floor) end
+    if candidates <= 0 or share - own <= 0 then
+      pass_wake_on(ctx)
+      return idle(floor)
+    end
   end
 
   -- Phase 4: with each filter in turn, the oldest unicast task for this
