@@ -43,7 +43,7 @@ describe('Worker wake-ups, one slot per task', () => {
 
   const searches = () => clients.reduce((sum, counting) => sum + counting.scripts('search'), 0);
 
-  it('10 workers of 10 idle slots: 100 creates cost at most one search each', async () => {
+  it('10 workers of 10 idle slots: 100 creates cost about one search each', async () => {
     const ensured: Task[] = [];
     await start(10, 10, () => ({
       filter: () => true,
@@ -52,7 +52,11 @@ describe('Worker wake-ups, one slot per task', () => {
     const producer = queue().live('producer');
     for (let index = 0; index < 100; index++) await producer.create({ meta: { n: String(index) } });
     await until(() => ensured.length === 100, 10_000, 'every task ensured');
-    expect(searches()).toBeLessThanOrEqual(100);
+    // one search per create, and now and then one more: a woken slot that the
+    // share gate turns away (the shares moved before its search) hands its
+    // wake-up to another parked slot, which may find the task already taken
+    // by a busy slot's next claim (search-parking.spec.ts); a herd would be 10,000
+    expect(searches()).toBeLessThanOrEqual(110);
     expect(ensured.map((task) => task.meta?.['n']).sort()).toEqual(
       Array.from({ length: 100 }, (_, index) => String(index)).sort(),
     );
