@@ -129,6 +129,44 @@ export const rows = [
     },
   },
   {
+    name: 'folded completions',
+    setup:
+      'one `Worker` of 100 slots with a no-op handler claims and completes 20,000 tasks (the throughput): its `delete-search` calls carry the completions of the slots that finish together, up to 100 a call',
+    unit: 'claim+delete/s',
+    async prepare(queue) {
+      // at 1k the queue alone would run dry
+      const producer = queue.engine({ worker: 'producer' });
+      await inParallel(1_000, 20_000, (n) =>
+        producer.create({ meta: { kind: 'c', n: String(n) } }),
+      );
+    },
+    async run(queue) {
+      const counting = queue.counting();
+      const engine = queue.engine({ worker: 'slots', redis: counting.client });
+      let ensured = 0;
+      const worker = new Worker(
+        engine,
+        [{ filter: () => true, ensure: async () => void ensured++ }],
+        {
+          concurrency: 100,
+          pollInterval: 60_000,
+          background: false,
+        },
+      );
+      worker.on('error', (error) => console.error(error));
+      const ops = await rate(20_000, async () => {
+        await worker.start();
+        await until(() => ensured >= 20_000, '20,000 tasks ensured');
+      });
+      await worker.stop();
+      const calls = counting.counts.get('deleteSearch') ?? 0;
+      return {
+        ops,
+        also: `${number(calls)} delete-search calls, ${(ensured / Math.max(1, calls)).toFixed(1)} completions a call`,
+      };
+    },
+  },
+  {
     name: '100k due at once',
     setup:
       '100,000 `@exact` tasks due at the same instant; 5,000 claims without a filter, 10 in flight',
