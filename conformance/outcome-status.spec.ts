@@ -157,7 +157,7 @@ describe('engine.status', () => {
     try {
       await trimmer.expire();
     } finally {
-      monitor.stop();
+      await monitor.stop();
     }
     expect(await q.redis.hlen(`${q.prefix}:outcomes`)).toBe(10);
     expect(await q.redis.zcard(`${q.prefix}:outcome-expiry`)).toBe(10);

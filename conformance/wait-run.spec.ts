@@ -73,7 +73,7 @@ describe('engine.wait', () => {
       expect(await waiting).toMatchObject({ state: 'completed' });
       expect(reads).toBe(1);
     } finally {
-      monitor.stop();
+      await monitor.stop();
     }
     expect(await subscribers(q.redis, q.prefix, idOf(task))).toBe(0);
   });

@@ -1,5 +1,6 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { RedisClient } from '../../lib/engine/connection.js';
+import { monitorNode } from './monitor.js';
 
 /**
  * The harness's Redis, in one of three modes the global setup chose:
@@ -177,19 +178,34 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 /**
  * monitorQueue runs MONITOR where a queue's commands go (every primary of a
- * cluster) and calls `onCommand` with each command's arguments; stop() ends it.
+ * cluster) and calls `onCommand` with each command's arguments; stop() ends
+ * it once every command sent before it has been handed on.
  */
 export async function monitorQueue(
   redis: RedisClient,
   onCommand: (args: string[]) => void,
-): Promise<{ stop(): void }> {
-  const monitors = await Promise.all(primaries(redis).map((node) => node.monitor()));
-  for (const monitor of monitors) {
-    monitor.on('monitor', (_time: string, args: string[]) => onCommand(args));
-  }
+): Promise<{ stop(): Promise<void> }> {
+  const nodes = primaries(redis);
+  const monitors = await Promise.all(
+    nodes.map(({ options }) =>
+      monitorNode(
+        {
+          host: options.host ?? '127.0.0.1',
+          port: options.port ?? 6379,
+          username: options.username || undefined, // ioredis keeps null or '' for none
+          password: options.password || undefined,
+        },
+        onCommand,
+      ),
+    ),
+  );
   return {
-    stop: () => {
-      for (const monitor of monitors) monitor.disconnect();
+    stop: async () => {
+      await Promise.all(
+        monitors.map((monitor, index) =>
+          monitor.stop((marker) => (nodes[index] as Redis).echo(marker)),
+        ),
+      );
     },
   };
 }
