@@ -3,7 +3,7 @@
   redis.acl_check_cmd (Redis 7): doctor()'s ACL check when the user may not
   run ACL DRYRUN itself, which is an admin command. Reads nothing.
 
-  KEYS     every key of the queue (none is touched; they route the call on a cluster)
+  KEYS     the queue's `tasks` key (not touched: it routes the call on a cluster)
   ARGV[1]  probes      JSON array of calls, each an array: command name, then its arguments
 
   Returns  the 1-based positions in ARGV[1] of the calls the user may not run

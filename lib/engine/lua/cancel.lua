@@ -7,7 +7,7 @@
   of each task held after it (created with `after`). A held task is taken out
   of the hold.
 
-  KEYS     every key of the queue
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms
   ARGV[2]  id
   ARGV[3]  fields     JSON object of the outcome's fields (the error that says who cancelled it)

@@ -1,7 +1,7 @@
 #!lua
 --[[ create: store a new task (semantics 3.1).
 
-  KEYS     every key of the queue, in the order of lib/engine/keys.ts
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms      the engine's clock, ms since the epoch
   ARGV[2]  task        JSON of the validated task: node defaulted, a template's
                        ticks set, core without the object id

@@ -2,7 +2,7 @@
 --[[ cycles: reset the circuit breaker of a task (semantics 3.8): remove its
   worker, expiry and cycles labels. No ownership check.
 
-  KEYS     every key of the queue
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms
   ARGV[2]  id
   ARGV[3]  request     the idempotent request (include/request.lua): a reset

@@ -6,7 +6,7 @@
   fetching the next costs one round trip, and folds the completions of its
   slots into one call when several finish at once.
 
-  KEYS         every key of the queue
+  KEYS         the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1-16]   the search's arguments, as in search.lua, shared by every
                entry; ARGV[5] and ARGV[13] (the filters), ARGV[6] and ARGV[7]
                (the broadcast floor and skips, which follow the filters),

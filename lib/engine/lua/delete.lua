@@ -1,7 +1,7 @@
 #!lua flags=allow-oom
 --[[ delete: complete a task, steps 2 to 7 of semantics 3.3 (include/delete.lua).
 
-  KEYS     every key of the queue
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms
   ARGV[2]  id          the copy's object id
   ARGV[3]  worker      the copy's core worker, or ''

@@ -4,7 +4,7 @@
   and a batch of outcome records past their time (or beyond the cap).
   The engine calls it until it reports no more work.
 
-  KEYS     every key of the queue
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms
   ARGV[2]  cutoff      13-digit creation ms: tasks created before it are past retention
   ARGV[3]  batch       how many tasks to delete or revoke at most, per kind

@@ -1,7 +1,7 @@
 #!lua flags=allow-oom
 --[[ extend: renew the lease of a task the caller owns (semantics 3.7).
 
-  KEYS     every key of the queue
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms
   ARGV[2]  id          the copy's object id
   ARGV[3]  worker      the copy's core worker, or ''

@@ -5,7 +5,7 @@
   (the circuit breaker) its outcome is this attempt's (include/outcome.lua).
   An attempt by a copy that is not of the current claim records nothing.
 
-  KEYS     every key of the queue
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms
   ARGV[2]  id        the copy's object id
   ARGV[3]  worker    the copy's core worker

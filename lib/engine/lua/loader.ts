@@ -79,7 +79,7 @@ export function assembleScript(
   });
   const finish = (text: string) => inlineKeys(name, inlineConstants(text, variant));
   const source = finish(
-    [...(shebang === undefined ? [] : [shebang]), prelude, ...assembled].join('\n'),
+    [...(shebang === undefined ? [] : [shebang]), prelude, evalKeyTable, ...assembled].join('\n'),
   );
   const sha = createHash('sha1').update(source).digest('hex');
   const split = lines.findLastIndex((line) => topIncludePattern.test(line)) + 1;
@@ -102,7 +102,8 @@ function flagsOf(shebang: string | undefined): string[] {
  * functions): its prelude and includes, the functions every call uses, are
  * defined once when the library loads, where EVAL would define them again on
  * every call; the body runs on each FCALL. KEYS and ARGV, globals of EVAL,
- * are locals of the library that each call sets. The includes' modules
+ * are locals of the library that each call sets: ARGV as passed, KEYS the
+ * queue's keys named from the one key the call passes (see libraryKeyTables). The includes' modules
  * (`local <name>_module = nil`, built on first use) hold what one call
  * found out: each call starts without them.
  */
@@ -115,6 +116,7 @@ function assembleLibrary(flags: string[], definitions: string, body: string): Sc
       `#!lua name=${libraryName}`,
       '-- KEYS and ARGV: set by each call (the library is loaded once)',
       'local KEYS, ARGV',
+      libraryKeyTables,
       definitions,
       'local function run()',
       body,
@@ -122,7 +124,7 @@ function assembleLibrary(flags: string[], definitions: string, body: string): Sc
       'redis.register_function({',
       `  function_name = '${libraryName}',`,
       '  callback = function(keys, args)',
-      '    KEYS, ARGV = keys, args',
+      '    KEYS, ARGV = queue_keys(keys[1]), args',
       ...modules.map((module) => `    ${module} = nil`),
       '    return run()',
       '  end,',
@@ -189,6 +191,52 @@ function inlineKeys(script: string, source: string): string {
   });
   if (/\bK\[/.test(inlined)) throw new Error(`${script}.lua: keys are named as K['<name>'] only`);
   return inlined;
+}
+
+/**
+ * A call passes one key, the queue's `tasks` (`<prefix>:tasks`: it routes the
+ * call on a cluster), and the script names the others from it: Redis spent
+ * about 1,100 instructions on each key a call passed (callgrind, Redis 7.0), so
+ * the 51 keys of the queue cost more than many a script's work. Keys named in
+ * a script are in the same hash slot as the one passed (the `{<queue>}` tag),
+ * which Redis allows on a cluster; ACL rules are checked on each command as
+ * before. `KEYS[<position>]` is the key at that position of `keyNames`.
+ */
+const passedKeySuffix = `:${keyNames[0]}`;
+const keyNameList = `{ ${keyNames.map((name) => luaString(name)).join(', ')} }`;
+
+/** keysFrom: the Lua expression of the queue's keys from `first`, the one key passed. */
+const keysFrom = (first: string) =>
+  `local prefix = string.sub(${first}, 1, -${passedKeySuffix.length}) ` +
+  `local named = {} for index, name in ipairs(${keyNameList}) do named[index] = prefix .. name end`;
+
+/**
+ * libraryKeyTables: a library's table of the queue's keys, made on a queue's first
+ * call and kept (the library outlives the call), for up to 64 queues at a time.
+ */
+const libraryKeyTables = [
+  '-- queue_keys: the keys of the queue whose `tasks` key a call passed (loader.ts)',
+  'local key_tables, key_table_count = {}, 0',
+  'local function queue_keys(first)',
+  '  local known = key_tables[first]',
+  '  if known ~= nil then return known end',
+  '  if key_table_count >= 64 then key_tables, key_table_count = {}, 0 end',
+  `  ${keysFrom('first')}`,
+  '  key_tables[first], key_table_count = named, key_table_count + 1',
+  '  return named',
+  'end',
+].join('\n');
+
+/** evalKeyTable: the same for EVAL, where nothing outlives the call. */
+const evalKeyTable = [
+  '-- KEYS: the keys of the queue whose `tasks` key the call passed (loader.ts)',
+  // (a test's script that touches no key is passed none)
+  `local KEYS = KEYS[1] == nil and KEYS or (function(first) ${keysFrom('first')} return named end)(KEYS[1])`,
+].join('\n');
+
+/** passedKey is the one key a script call passes: see libraryKeyTables. */
+export function passedKey(keys: { tasks: string }): string {
+  return keys.tasks;
 }
 
 /** The prelude: is_map_name, for the seven map names of lib/task/task.ts. */

@@ -5,7 +5,7 @@
   records, and stops at `limit` matches; `position` says where the next page
   starts.
 
-  KEYS     every key of the queue
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  state      claimable | owned | waiting | halted | cron | gate | broadcast | all
   ARGV[2]  query      JSON of a query the tasks must match, '' for every task
   ARGV[3]  limit      how many tasks at most

@@ -3,7 +3,7 @@
   another worker can claim it at once (the worker runtime does this with a
   task none of its handlers accepts). Unlike a revocation it counts no cycle.
 
-  KEYS     every key of the queue
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms
   ARGV[2]  id       the copy's object id
   ARGV[3]  worker   the caller's worker id

@@ -3,7 +3,7 @@
   anew: the engine reads their time labels (due times, ticks, lease ends)
   and repair-write indexes them.
 
-  KEYS     every key of the queue
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  cursor   HSCAN cursor of the tasks hash, '0' to start
   ARGV[2]  count    about how many records
 

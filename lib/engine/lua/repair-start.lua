@@ -11,7 +11,7 @@
   attempts. spec/engine/repair.spec.ts checks that this list and the
   one below name every key of lib/engine/keys.ts.
 
-  KEYS     every key of the queue
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  layout   the layout version the engine writes
 
   Returns  1

@@ -4,7 +4,7 @@
   changed since repair-read gave it out: the operation that changed it
   indexed it already. A record that is not a task is left to expire's sweep.
 
-  KEYS     every key of the queue
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms
   ARGV[2]  JSON array of [id, record, due ms, tick+1 ms, lease end ms]:
              due ms     an @exact or deferred task's due time ('' : none;

@@ -6,7 +6,7 @@
   reads up to `budget` records (and at most 256 KiB of them) from an HSCAN
   cursor; a queue that fits in one step is read as one consistent snapshot.
 
-  KEYS     every key of the queue
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  query       JSON of the query
   ARGV[2]  cursor      HSCAN cursor ('0' to start), or 'c<member>' in a template's children
   ARGV[3]  budget      how many records to read at most

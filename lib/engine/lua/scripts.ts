@@ -9,7 +9,7 @@ import {
   useEval,
   usesFunctions,
 } from './functions.js';
-import { loadScript, type LoadedScript } from './loader.js';
+import { loadScript, passedKey, type LoadedScript } from './loader.js';
 
 /** The file name of each script, by the name the engine calls it. */
 const scriptFiles = {
@@ -45,9 +45,9 @@ function loadAll(sharded: boolean): Record<keyof typeof scriptFiles, LoadedScrip
 
 /**
  * The engine's scripts, assembled once at module load, for a single server
- * (the queue's signal goes out with PUBLISH). Each receives every key of the
- * queue (KEYS in `keyNames` order) and its own ARGV, documented in the header
- * of its .lua file.
+ * (the queue's signal goes out with PUBLISH). Each is passed the queue's
+ * `tasks` key, names the others from it (KEYS in `keyNames` order, loader.ts),
+ * and receives its own ARGV, documented in the header of its .lua file.
  */
 export const scripts = loadAll(false);
 
@@ -69,7 +69,7 @@ function headOf(script: LoadedScript, keys: QueueKeys, command: ScriptCall): Scr
   if (byScript === undefined) heads.set(keys, (byScript = new Map<string, ScriptHead>()));
   const name = command === 'fcall' ? script.library.name : script.sha;
   let head = byScript.get(name);
-  if (head === undefined) byScript.set(name, (head = new ScriptHead(command, name, keys.all)));
+  if (head === undefined) byScript.set(name, (head = new ScriptHead(command, name, [passedKey(keys)])));
   return head;
 }
 
@@ -100,7 +100,7 @@ export async function runScript(
   } catch (error) {
     if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
       try {
-        return await client.eval(script.source, keys.all.length, ...keys.all, ...argv);
+        return await client.eval(script.source, 1, passedKey(keys), ...argv);
       } catch (retryError) {
         throw fromReply(retryError);
       }

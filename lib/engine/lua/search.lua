@@ -2,7 +2,7 @@
 --[[ search: deliver a broadcast task, or claim the oldest task this worker may
   take (semantics 3.2). The phases are include/search.lua.
 
-  KEYS     every key of the queue
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms
   ARGV[2]  worker       this engine's worker id
   ARGV[3]  expiry       formatTime(now + expiry): the lease end of a claim

@@ -3,7 +3,7 @@
   indexes (ZCARD, ZCOUNT, HLEN: each O(1) or O(log N)) and the heads of the
   ready pools; never a walk of the queue.
 
-  KEYS     every key of the queue
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now       the engine's clock, ms
   ARGV[2]  owners    about how many owners to name (HSCAN COUNT of `owners`;
                      a small hash answers whole)

@@ -3,7 +3,7 @@
   record, its outcome, when it was claimed, when it is due, its last failed
   attempt, its hold (engine.status, lib/engine/status.ts).
 
-  KEYS     every key of the queue
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  id
 
   Returns  { record, outcome, claimed ms, due ms, attempt, held }, '' for each the queue does not have

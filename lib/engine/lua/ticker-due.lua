@@ -4,7 +4,7 @@
   Entries whose record is gone or is not a template any more are dropped
   from both indexes.
 
-  KEYS     every key of the queue
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms
   ARGV[2]  limit       how many templates at most
 

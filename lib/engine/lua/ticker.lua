@@ -4,7 +4,7 @@
   ticks from each template's @every; the script re-checks that the template is
   the one it computed them for.
 
-  KEYS     every key of the queue
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms
   ARGV[2]  JSON array of { id, every, seen, m1, p1, p1_ms, pm, pm_ms, pm_next, pm_next_ms }
            or { id, every, seen, unreadable = true }:

@@ -2,7 +2,7 @@
 --[[ unpark: take slots of a worker off the queue's idle list, so that no
   wake-up goes to them (a worker that stops).
 
-  KEYS     every key of the queue
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms
   ARGV[2]  worker
   ARGV[3..] the slots

@@ -5,7 +5,7 @@
   outcome. Claimed means owned now, or owned once (cycles counted, a failed
   attempt kept).
 
-  KEYS     every key of the queue
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms
   ARGV[2]  id
   ARGV[3]  request   the idempotent request (include/request.lua)
