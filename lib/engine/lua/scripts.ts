@@ -69,7 +69,8 @@ function headOf(script: LoadedScript, keys: QueueKeys, command: ScriptCall): Scr
   if (byScript === undefined) heads.set(keys, (byScript = new Map<string, ScriptHead>()));
   const name = command === 'fcall' ? script.library.name : script.sha;
   let head = byScript.get(name);
-  if (head === undefined) byScript.set(name, (head = new ScriptHead(command, name, [passedKey(keys)])));
+  if (head === undefined)
+    byScript.set(name, (head = new ScriptHead(command, name, [passedKey(keys)])));
   return head;
 }
 
