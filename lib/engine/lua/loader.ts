@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { errorCodes } from '../../errors.js';
 import { Gate, Label, Method } from '../../task/label.js';
 import { mapNames } from '../../task/task.js';
-import { keyNames, type KeyName } from '../keys.js';
+import { keyNames, type KeyName, type QueueKeys } from '../keys.js';
 
 /** LoadedScript is one assembled script: prelude, includes and body, with its SHA1. */
 export interface LoadedScript {
@@ -103,9 +103,9 @@ function flagsOf(shebang: string | undefined): string[] {
  * defined once when the library loads, where EVAL would define them again on
  * every call; the body runs on each FCALL. KEYS and ARGV, globals of EVAL,
  * are locals of the library that each call sets: ARGV as passed, KEYS the
- * queue's keys named from the one key the call passes (see libraryKeyTables). The includes' modules
- * (`local <name>_module = nil`, built on first use) hold what one call
- * found out: each call starts without them.
+ * queue's keys named from the one key the call passes (libraryKeyTables).
+ * The includes' modules (`local <name>_module = nil`, built on first use)
+ * hold what one call found out: each call starts without them.
  */
 function assembleLibrary(flags: string[], definitions: string, body: string): ScriptLibrary {
   const modules = [...definitions.matchAll(/^local ([a-z_]+_module) = nil$/gm)].map(
@@ -234,9 +234,11 @@ const evalKeyTable = [
   `local KEYS = KEYS[1] == nil and KEYS or (function(first) ${keysFrom('first')} return named end)(KEYS[1])`,
 ].join('\n');
 
-/** passedKey is the one key a script call passes: see libraryKeyTables. */
-export function passedKey(keys: { tasks: string }): string {
-  return keys.tasks;
+/** passedKey is the one key a script call passes, the first of `keyNames` (see libraryKeyTables). */
+export function passedKey(keys: QueueKeys): string {
+  const first = keys.all[0];
+  if (first === undefined) throw new Error('passedKey: the queue has no keys');
+  return first;
 }
 
 /** The prelude: is_map_name, for the seven map names of lib/task/task.ts. */
