@@ -15,6 +15,7 @@ import { Label } from '../lib/task/label.js';
 import { startRedisServer, type RedisServer } from '../lib/testing/redis-server.js';
 import { useQueue } from './harness/queue.js';
 import { expectUnchanged } from './harness/queue-state.js';
+import { until } from './harness/worker.js';
 
 function check(report: DoctorReport, name: DoctorCheckName): DoctorCheck {
   const found = report.checks.find((candidate) => candidate.name === name);
@@ -249,6 +250,31 @@ describe('engine.doctor() on servers configured otherwise', () => {
       expect(claimed?.core?.[Label.Object]).toBe(created.core?.[Label.Object]);
       await noFunctions.delete(claimed!);
       expect(await noFunctions.exists({ meta: { k: 'without functions' } })).toBe(false);
+      // a rule set from before scripts counted a watch channel's listeners:
+      // doctor names the command, and a listener still hears the outcome
+      await redis.call(
+        'ACL', 'SETUSER', 'no-numsub', 'on', `>${password}`, ...aclRules('doctor'), '-pubsub|numsub',
+      ); // prettier-ignore
+      const noNumsub = engineAs('no-numsub');
+      expect(check(await noNumsub.doctor(), 'acl').message).toMatch(
+        /^user "no-numsub" may not run 1 of the commands the engine uses .*: PUBSUB NUMSUB/,
+      );
+      const watched = await noNumsub.create({ meta: { k: 'no numsub' } });
+      const watchedId = watched.core?.[Label.Object] ?? '';
+      const listener = new Redis(admin.url);
+      try {
+        const messages: unknown[] = [];
+        listener.on('message', (_, m: string) => messages.push(JSON.parse(m)));
+        await listener.subscribe(`${noNumsub.keyfmt()}:watch:${watchedId}`);
+        await noNumsub.delete((await noNumsub.search({ meta: { k: 'no numsub' } }))!);
+        await until(() => messages.length === 2, 5_000, 'the claim and the outcome heard');
+        expect(messages).toMatchObject([
+          { w: noNumsub.worker },
+          { o: { id: watchedId, state: 'completed' } },
+        ]);
+      } finally {
+        listener.disconnect();
+      }
       await redis.call('ACL', 'SETUSER', 'elsewhere', 'on', `>${password}`, ...aclRules('other'));
       const report = await engineAs('elsewhere').doctor();
       expect(check(report, 'layout').status).toBe('fail'); // GET of the queue's layout key is refused

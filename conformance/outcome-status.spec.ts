@@ -127,6 +127,34 @@ describe('engine.status', () => {
     expect(await q.keys()).not.toContain(`${q.prefix}:outcomes`);
   });
 
+  it('sends watch messages (claim, outcome) only while someone listens on the channel', async () => {
+    const q = queue();
+    const eon = q.engine('eon', { outcomeRetention: 0 });
+    const unheard = await eon.create({ meta: { k: 'unheard' } });
+    const heardTask = await eon.create({ meta: { k: 'heard' } });
+    const published: string[] = [];
+    const monitor = await monitorQueue(q.redis, (args) => {
+      if (/^s?publish$/i.test(args[0] ?? '') && args[1]?.includes(':watch:')) {
+        published.push(args[1]);
+      }
+    });
+    const messages: string[] = [];
+    const channel = `${q.prefix}:watch:${idOf(heardTask)}`;
+    const subscriber = await subscribeQueue(channel, (m) => messages.push(m));
+    try {
+      // both in the queue's order: unheard first
+      await eon.delete((await eon.search()) as Task);
+      await eon.delete((await eon.search()) as Task);
+      await until(() => messages.length === 2, 5_000, 'the claim and the outcome heard');
+    } finally {
+      await subscriber.stop();
+      await monitor.stop();
+    }
+    expect(published).toEqual([channel, channel]);
+    expect(published).not.toContain(`${q.prefix}:watch:${idOf(unheard)}`);
+    expect(messages.map((m) => Object.keys(JSON.parse(m) as object))).toEqual([['w'], ['o']]);
+  });
+
   it('caps the number of outcomes: the records closest to their end go first', async () => {
     const q = queue();
     const eon = q.engine('eon', { outcomeLimit: 3 });

@@ -14,8 +14,8 @@ export const aclCommands = {
   scripts: [
     'exists', 'get', 'hdel', 'hexists', 'hget', 'hgetall', 'hincrby', 'hkeys', 'hlen',
     'hmget', 'hscan', 'hset', 'hsetnx', 'incr', 'lindex', 'lpop', 'lset', 'publish',
-    'rpush', 'set', 'spublish', 'unlink', 'xadd', 'zadd', 'zpopmin', 'zcard', 'zcount', 'zlexcount',
-    'zrange', 'zrangebylex', 'zrangebyscore', 'zrank', 'zrem', 'zscore',
+    'pubsub|numsub', 'pubsub|shardnumsub', 'rpush', 'set', 'spublish', 'unlink', 'xadd', 'zadd',
+    'zpopmin', 'zcard', 'zcount', 'zlexcount', 'zrange', 'zrangebylex', 'zrangebyscore', 'zrank', 'zrem', 'zscore',
   ],
   /** Run by Redlock's scripts on the chore locks (expire and ticker leases). */
   locks: ['del', 'exists', 'get', 'set'],
@@ -191,6 +191,8 @@ function probes(keys: QueueKeys, lock: string): Record<AclCommand, string[][]> {
       [keys.control, '{}'],
       [`${keys.watch}:id`, '{}'],
     ],
+    'pubsub|numsub': [[`${keys.watch}:id`]],
+    'pubsub|shardnumsub': [[`${keys.watch}:id`]],
     subscribe: [[keys.signal], [keys.control], [`${keys.watch}:id`]],
     ssubscribe: [[keys.signal], [keys.control], [`${keys.watch}:id`]],
     unsubscribe: [[keys.signal]],

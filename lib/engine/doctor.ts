@@ -342,7 +342,7 @@ async function dryRunDenials(
       context.connection.client.call('ACL', 'DRYRUN', user, ...probe),
     )) as string | undefined;
     if (answer === undefined) return undefined;
-    if (answer !== 'OK') denied.push(`${probe[0]} (${answer})`);
+    if (answer !== 'OK') denied.push(`${commandName(probe)} (${answer})`);
   }
   return denied;
 }
@@ -370,8 +370,16 @@ async function scriptDenials(
   if (!Array.isArray(positions)) return undefined;
   return positions.map((position) => {
     const probe = probes[Number(position) - 1] ?? [];
-    return `${probe.slice(0, probe[0] === 'CLUSTER' || probe[0] === 'CLIENT' ? 2 : 1).join(' ')} (denied)`;
+    return `${commandName(probe)} (denied)`;
   });
+}
+
+/** Commands whose first argument is a subcommand, which an ACL allows or denies apart. */
+const containerCommands = new Set(['ACL', 'CLIENT', 'CLUSTER', 'CONFIG', 'FUNCTION', 'PUBSUB']);
+
+/** commandName names a probe's command as the ACL does: `PUBSUB NUMSUB`, `HSET`. */
+function commandName(probe: readonly string[]): string {
+  return probe.slice(0, containerCommands.has(probe[0] ?? '') ? 2 : 1).join(' ');
 }
 
 /**

@@ -81,10 +81,14 @@ describe('engine scripts', () => {
   it('publishes the signal with PUBLISH on a single server and SPUBLISH on a cluster', () => {
     expect(scripts.create.source).toMatch(/redis\.call\("PUBLISH", KEYS\[\d+\]/);
     expect(shardedScripts.create.source).toMatch(/redis\.call\("SPUBLISH", KEYS\[\d+\]/);
+    // and counts a watch channel's listeners the same way: NUMSUB, SHARDNUMSUB
+    expect(scripts.create.source).toMatch(/redis\.pcall\('PUBSUB', "NUMSUB", /);
     // the signal and a task's watch channel: every PUBLISH of a script is sharded
-    expect(shardedScripts.create.source.replaceAll('"SPUBLISH"', '"PUBLISH"')).toBe(
-      scripts.create.source,
-    );
+    expect(
+      shardedScripts.create.source
+        .replaceAll('"SPUBLISH"', '"PUBLISH"')
+        .replaceAll('"SHARDNUMSUB"', '"NUMSUB"'),
+    ).toBe(scripts.create.source);
     expect(scriptsFor(true)).toBe(shardedScripts);
     expect(scriptsFor(false)).toBe(scripts);
     expect(shardedScripts.scan.sha).toBe(scripts.scan.sha); // no signal: the same script

@@ -36,7 +36,7 @@ if task == nil then
   -- a task held after another is taken out of the hold
   local held = take_held(id)
   if held ~= nil then
-    record_outcome(id, outcome_json(id, 'cancelled', held, now, ARGV[3], nil), now, retention, most)
+    record_outcome(id, 'cancelled', held, ARGV[3], nil, now, retention, most)
     remember(ARGV[6], now, '1')
     return 1
   end
@@ -47,7 +47,7 @@ local ctx = new_context(now)
 ctx.finished = id
 cancel_followers(id, now, retention, most)
 remove_task(id, task, ctx)
-record_outcome(id, outcome_json(id, 'cancelled', task, now, ARGV[3], nil), now, retention, most)
+record_outcome(id, 'cancelled', task, ARGV[3], nil, now, retention, most)
 -- whoever runs it stops (a broadcast task may run on every worker)
 local owner = owner_of(task)
 redis.call(SIGNAL_PUBLISH, K['control'], '{"c":"' .. id .. '","w":' .. cjson.encode(owner or '') .. '}')

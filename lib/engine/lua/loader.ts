@@ -29,7 +29,9 @@ const topIncludePattern = /^--- @include /;
  * ScriptVariant says which server a script is assembled for: `sharded` on a
  * Redis Cluster, where the queue's signal goes out with SPUBLISH (sharded
  * pub/sub: only the node of the queue's slot sees it), and plain PUBLISH on a
- * single server. `SIGNAL_PUBLISH` in a script is that command's name.
+ * single server. `SIGNAL_PUBLISH` in a script is that command's name, and
+ * `SIGNAL_NUMSUB` the PUBSUB subcommand that counts that command's listeners
+ * (SHARDNUMSUB, NUMSUB).
  */
 export interface ScriptVariant {
   readonly sharded: boolean;
@@ -161,21 +163,23 @@ const constants = new Map<string, string>([
   ...Object.entries(Gate).map(([name, value]) => [constantName('GATE', name), value] as const),
   ...errorCodes.map((code) => [`E_${code}`, code] as const),
 ]);
+/** Names whose value depends on the variant: { sharded, single server }. */
+const signalConstants = new Map<string, [string, string]>([
+  ['SIGNAL_PUBLISH', ['SPUBLISH', 'PUBLISH']],
+  ['SIGNAL_NUMSUB', ['SHARDNUMSUB', 'NUMSUB']],
+]);
 const constantPattern = new RegExp(
-  `\\b(${[...constants.keys(), 'SIGNAL_PUBLISH'].join('|')})\\b`,
+  `\\b(${[...constants.keys(), ...signalConstants.keys()].join('|')})\\b`,
   'g',
 );
 
 function inlineConstants(source: string, { sharded }: ScriptVariant): string {
-  return source.replace(constantPattern, (name) =>
-    luaString(
-      name === 'SIGNAL_PUBLISH'
-        ? sharded
-          ? 'SPUBLISH'
-          : 'PUBLISH'
-        : (constants.get(name) ?? name),
-    ),
-  );
+  return source.replace(constantPattern, (name) => {
+    const signal = signalConstants.get(name);
+    return luaString(
+      signal === undefined ? (constants.get(name) ?? name) : signal[sharded ? 0 : 1],
+    );
+  });
 }
 
 /**

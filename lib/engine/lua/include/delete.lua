@@ -217,7 +217,7 @@ local function delete(request, ctx)
   release_followers(id, ctx)
   if current ~= nil then remove_task(id, current, ctx) end
   ctx.finished = nil
-  record_outcome(id, outcome_json(id, 'completed', stored, request.now, request.outcome, children), request.now,
-    request.retention, request.outcome_most)
+  record_outcome(id, 'completed', stored, request.outcome, children, request.now, request.retention,
+    request.outcome_most)
   return 1
 end

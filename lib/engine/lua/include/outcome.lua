@@ -3,7 +3,7 @@
 -- attempt), cancelled. A record in `outcomes`, kept until its score in
 -- `outcome-expiry` (trimmed by expire, a batch at a time) and capped in count;
 -- and a message on the task's watch channel, `{"o": <outcome>}`, for those who
--- wait for it. Needs the task include.
+-- wait for it. Needs the task and owners includes.
 
 -- outcome_json writes an outcome: the fields the queue knows, then `fields`,
 -- a JSON object text the engine built (result, error, startedAt, log), spliced
@@ -20,9 +20,12 @@ local function outcome_json(id, state, task, now, fields, children)
 end
 
 -- record_outcome keeps an outcome for `retention` ms (0: not kept), at most
--- `most` records, and tells the task's waiters
-local function record_outcome(id, json, now, retention, most)
-  if retention > 0 and most > 0 then
+-- `most` records, and tells the task's waiters; written only when kept or heard
+local function record_outcome(id, state, task, fields, children, now, retention, most)
+  local kept = retention > 0 and most > 0
+  local heard = watched(id)
+  local json = (kept or heard) and outcome_json(id, state, task, now, fields, children)
+  if kept then
     redis.call('HSET', K['outcomes'], id, json)
     redis.call('ZADD', K['outcome-expiry'], now + retention, id)
     local over = redis.call('ZCARD', K['outcome-expiry']) - most
@@ -35,7 +38,7 @@ local function record_outcome(id, json, now, retention, most)
   elseif redis.call('HDEL', K['outcomes'], id) == 1 then
     redis.call('ZREM', K['outcome-expiry'], id) -- an older outcome must not answer for this one
   end
-  redis.call(SIGNAL_PUBLISH, K['watch'] .. ':' .. id, '{"o":' .. json .. '}')
+  if heard then redis.call(SIGNAL_PUBLISH, K['watch'] .. ':' .. id, '{"o":' .. json .. '}') end
 end
 
 -- halted_outcome records the outcome of a task the circuit breaker just
@@ -44,7 +47,7 @@ local function halted_outcome(id, task, now, retention, most)
   local attempt = redis.call('HGET', K['attempts'], id)
   local state, fields = 'failed', nil
   if attempt then state, fields = string.match(attempt, '^([a-z]+)|%d+|(.*)$') end
-  record_outcome(id, outcome_json(id, state or 'failed', task, now, fields, nil), now, retention, most)
+  record_outcome(id, state or 'failed', task, fields, nil, now, retention, most)
 end
 
 -- FOLLOWERS_MOST: how many tasks may be held after one task (each is released
@@ -72,6 +75,6 @@ local function cancel_followers(id, now, retention, most)
   for _, member in ipairs(followers_of(id)) do
     local follower = string.sub(member, #id + 2)
     local task = take_held(follower)
-    record_outcome(follower, outcome_json(follower, 'cancelled', task, now, fields, nil), now, retention, most)
+    record_outcome(follower, 'cancelled', task, fields, nil, now, retention, most)
   end
 end

@@ -108,6 +108,15 @@ local function count_owner(worker, delta, ctx)
   ctx.owners[worker] = (ctx.owners[worker] or 0) + delta
 end
 
+-- watched says whether anyone listens on a task's watch channel (`wait`,
+-- `status` watchers subscribe before they read): a message nobody hears is
+-- not built. Pattern subscriptions are not counted (docs/redis-layout.md).
+-- A user whose ACL predates the count (no `pubsub|numsub`) is answered yes.
+local function watched(id)
+  local reply = redis.pcall('PUBSUB', SIGNAL_NUMSUB, K['watch'] .. ':' .. id)
+  return reply.err ~= nil or reply[2] > 0
+end
+
 -- write_counts writes what the script noted in ctx: the owners counts, and
 -- the events for `tail`
 local function write_counts(ctx)

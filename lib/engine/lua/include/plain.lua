@@ -52,8 +52,8 @@ local function plain_delete(request, ctx)
   -- (nothing in this script adds one)
   if ctx.attempts == nil then ctx.attempts = redis.call('EXISTS', K['attempts']) == 1 end
   if ctx.attempts then redis.call('HDEL', K['attempts'], id) end
-  record_outcome(id, outcome_json(id, 'completed', stored, request.now, request.outcome, nil), request.now,
-    request.retention, request.outcome_most)
+  record_outcome(id, 'completed', stored, request.outcome, nil, request.now, request.retention,
+    request.outcome_most)
   return 1
 end
 
@@ -140,6 +140,6 @@ local function plain_search(request, ctx)
   count_owner(worker, 1, ctx)
   redis.call('HSET', K['holders'], id, request.now_text .. ':' .. worker)
   redis.call('ZADD', K['retention'], '0', id) -- a string: Redis turns a number into one with printf
-  redis.call(SIGNAL_PUBLISH, K['watch'] .. ':' .. id, '{"w":' .. cjson.encode(worker) .. '}')
+  if watched(id) then redis.call(SIGNAL_PUBLISH, K['watch'] .. ':' .. id, '{"w":' .. cjson.encode(worker) .. '}') end
   return { answer('task', id, record, request.floor .. ':' .. request.base) }
 end

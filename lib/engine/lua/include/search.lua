@@ -397,6 +397,8 @@ local function search(request, ctx)
   redis.call('HSET', K['tasks'], picked_id, record)
   reindex(picked_id, picked, claimed, ctx)
   -- its waiters hear who runs it
-  redis.call(SIGNAL_PUBLISH, K['watch'] .. ':' .. picked_id, '{"w":' .. cjson.encode(worker) .. '}')
+  if watched(picked_id) then
+    redis.call(SIGNAL_PUBLISH, K['watch'] .. ':' .. picked_id, '{"w":' .. cjson.encode(worker) .. '}')
+  end
   return answer('task', picked_id, record, floor)
 end
