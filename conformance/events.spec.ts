@@ -1,6 +1,8 @@
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import type { QueueEvent } from '../lib/engine/events.js';
+import { noFilters } from '../lib/engine/filters.js';
+import { deleteThenSearch } from '../lib/engine/runtime.js';
 import { useQueue } from './harness/queue.js';
 import { idOf, next, useWorkerQueue } from './harness/worker.js';
 
@@ -25,6 +27,27 @@ describe('engine.events()', () => {
     const ttl = await q.redis.pttl(`${q.prefix}:events`);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(600_000);
+  });
+
+  it("records the worker runtime's step (delete-search) while someone reads, and nothing before", async () => {
+    const q = queue();
+    const one = q.engine('one');
+    const tasks = [];
+    for (let index = 0; index < 3; index++)
+      tasks.push(await one.create({ meta: { n: String(index) } }));
+    const step = async (task: Task) => {
+      const [outcome] = await deleteThenSearch(one, [{ task, filters: noFilters }]);
+      if (outcome?.deleted !== true || outcome.next === undefined) throw new Error('no next task');
+      return outcome.next;
+    };
+    const second = await step((await one.search()) as Task);
+    expect(await q.keys()).not.toContain(`${q.prefix}:events`);
+    expect(await one.events()).toEqual([]); // from now on, the queue records events
+    await step(second);
+    expect(brief(await one.events())).toEqual([
+      ['completed', idOf(tasks[1]), 'one'],
+      ['claimed', idOf(tasks[2]), 'one'],
+    ]);
   });
 
   it('records created, claimed, completed, revoked, requeued and released, in order', async () => {

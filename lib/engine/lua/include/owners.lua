@@ -8,6 +8,7 @@
 -- ctx.events      events for the `events` stream (note_event), written by finish
 -- ctx.op          'delete', 'expire' or nil: what the script does (note_event)
 -- ctx.quiet       true: no events (repair indexes every task anew)
+-- ctx.untailed    true: the script saw that the events stream does not exist (read_plain)
 -- ctx.halted      stored tasks the circuit breaker came to hold (reported to the engine's metrics)
 -- ctx.emitted     children emitted by templates (ticker, gate accounting; the same)
 local function new_context(now_ms)
@@ -135,6 +136,7 @@ local function write_counts(ctx)
   ctx.owner_reads = nil
   -- the capped stream `tail` reads, while someone reads it: the stream exists
   -- then (engine.events() makes it, with a TTL); NOMKSTREAM writes nothing else
+  if ctx.untailed then ctx.events = {} return end
   for _, event in ipairs(ctx.events) do
     if not redis.call('XADD', K['events'], 'NOMKSTREAM', 'MAXLEN', '~', '10000', '*', 'e', event[1], 'id', event[2],
       'w', event[3], 'at', string.format('%d', ctx.now)) then break end

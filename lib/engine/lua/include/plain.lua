@@ -70,11 +70,14 @@ end
 
 -- read_plain: one look for what the plain path checks key by key otherwise:
 -- when none of these keys exists, the queue is plain, has no followers, no
--- roots and no failed attempts (delete() and search() ask again when they run)
+-- roots and no failed attempts (delete() and search() ask again when they run),
+-- and nobody tails its events (no script makes the stream: finish need not
+-- try to add to it)
 local function read_plain(ctx)
   if redis.call('EXISTS', K['followers'], K['roots'], K['attempts'], K['broadcast'], K['waiting'],
-    K['obsolete-groups'], K['promoted'], K['root-jobs'], K['ready-cron'], K['ready-uni'], K['filter-pools']) == 0 then
-    ctx.followers, ctx.rooted, ctx.attempts, ctx.plain_queue = false, false, false, true
+    K['obsolete-groups'], K['promoted'], K['root-jobs'], K['ready-cron'], K['ready-uni'], K['filter-pools'],
+    K['events']) == 0 then
+    ctx.followers, ctx.rooted, ctx.attempts, ctx.plain_queue, ctx.untailed = false, false, false, true, true
   end
 end
 
