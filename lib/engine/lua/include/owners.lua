@@ -118,6 +118,11 @@ local function watched(id)
   return reply.err ~= nil or reply[2] > 0
 end
 
+-- tell_claim: a claimed task's waiters hear who runs it
+local function tell_claim(id, worker)
+  if watched(id) then redis.call(SIGNAL_PUBLISH, K['watch'] .. ':' .. id, '{"w":' .. cjson.encode(worker) .. '}') end
+end
+
 -- write_counts writes what the script noted in ctx: the owners counts, and
 -- the events for `tail`
 local function write_counts(ctx)

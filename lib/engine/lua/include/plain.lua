@@ -143,6 +143,6 @@ local function plain_search(request, ctx)
   count_owner(worker, 1, ctx)
   redis.call('HSET', K['holders'], id, request.now_text .. ':' .. worker)
   redis.call('ZADD', K['retention'], '0', id) -- a string: Redis turns a number into one with printf
-  if watched(id) then redis.call(SIGNAL_PUBLISH, K['watch'] .. ':' .. id, '{"w":' .. cjson.encode(worker) .. '}') end
+  tell_claim(id, worker)
   return { answer('task', id, record, request.floor .. ':' .. request.base) }
 end

@@ -396,9 +396,6 @@ local function search(request, ctx)
   local record = encode_stored(claimed)
   redis.call('HSET', K['tasks'], picked_id, record)
   reindex(picked_id, picked, claimed, ctx)
-  -- its waiters hear who runs it
-  if watched(picked_id) then
-    redis.call(SIGNAL_PUBLISH, K['watch'] .. ':' .. picked_id, '{"w":' .. cjson.encode(worker) .. '}')
-  end
+  tell_claim(picked_id, worker)
   return answer('task', picked_id, record, floor)
 end
