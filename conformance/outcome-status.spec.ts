@@ -3,7 +3,7 @@ import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { Worker } from '../lib/worker/worker.js';
 import { useQueue } from './harness/queue.js';
-import { monitorQueue, subscribeQueue } from './harness/redis.js';
+import { channelSubscribers, monitorQueue, subscribeQueue } from './harness/redis.js';
 import { next, until } from './harness/worker.js';
 
 // Outcome records and engine.status(id): where a task stands while it is in
@@ -116,7 +116,10 @@ describe('engine.status', () => {
     const copy = (await eon.search()) as Task;
     let hear: (message: string) => void = () => {};
     const heard = new Promise<string>((resolve) => (hear = resolve));
-    const subscriber = await subscribeQueue(`${q.prefix}:watch:${idOf(task)}`, (m) => hear(m));
+    // as the engine's watchers do: the queue's watch channel with the task's
+    const subscriber = await subscribeQueue(`${q.prefix}:watch:${idOf(task)}`, (m) => hear(m), [
+      `${q.prefix}:watch`,
+    ]);
     try {
       await eon.delete(copy);
       expect(JSON.parse(await heard)).toMatchObject({ o: { id: idOf(task), state: 'completed' } });
@@ -140,7 +143,10 @@ describe('engine.status', () => {
     });
     const messages: string[] = [];
     const channel = `${q.prefix}:watch:${idOf(heardTask)}`;
-    const subscriber = await subscribeQueue(channel, (m) => messages.push(m));
+    // as the engine's watchers do: the queue's watch channel with the task's
+    const subscriber = await subscribeQueue(channel, (m) => messages.push(m), [
+      `${q.prefix}:watch`,
+    ]);
     try {
       // both in the queue's order: unheard first
       await eon.delete((await eon.search()) as Task);
@@ -153,6 +159,56 @@ describe('engine.status', () => {
     expect(published).toEqual([channel, channel]);
     expect(published).not.toContain(`${q.prefix}:watch:${idOf(unheard)}`);
     expect(messages.map((m) => Object.keys(JSON.parse(m) as object))).toEqual([['w'], ['o']]);
+  });
+
+  it('asks each task channel only while someone listens on the queue watch channel, as waiters do', async () => {
+    const q = queue();
+    const eon = q.engine('eon', { outcomeRetention: 0 });
+    const [first, second, third] = [
+      await eon.create({ meta: { k: 'first' } }),
+      await eon.create({ meta: { k: 'second' } }),
+      await eon.create({ meta: { k: 'third' } }),
+    ];
+    const marker = `${q.prefix}:watch`;
+    const channelOf = (task: Task) => `${marker}:${idOf(task)}`;
+    const published: string[] = [];
+    const monitor = await monitorQueue(q.redis, (args) => {
+      if (/^s?publish$/i.test(args[0] ?? '') && args[1]?.startsWith(`${marker}:`)) {
+        published.push(args[1]);
+      }
+    });
+    // subscribed to the tasks' channels alone: they hear only while a waiter
+    // keeps the queue's watch channel subscribed
+    const bare = await Promise.all(
+      [first, second].map((task) => subscribeQueue(channelOf(task), () => {})),
+    );
+    const waiter = q.engine('waiter');
+    try {
+      await eon.delete((await eon.search()) as Task);
+      const outcome = waiter.wait(idOf(third));
+      await until(
+        async () => (await channelSubscribers(q.redis, marker)) === 1,
+        5_000,
+        'the waiter on the queue watch channel',
+      );
+      await eon.delete((await eon.search()) as Task);
+      await eon.delete((await eon.search()) as Task);
+      await expect(outcome).resolves.toMatchObject({ state: 'completed' });
+      await until(
+        async () => (await channelSubscribers(q.redis, marker)) === 0,
+        5_000,
+        'the waiter gone from the queue watch channel',
+      );
+    } finally {
+      await Promise.all(bare.map((subscriber) => subscriber.stop()));
+      await monitor.stop();
+    }
+    expect(published).toEqual([
+      channelOf(second),
+      channelOf(second),
+      channelOf(third),
+      channelOf(third),
+    ]);
   });
 
   it('caps the number of outcomes: the records closest to their end go first', async () => {

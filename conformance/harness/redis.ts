@@ -101,11 +101,14 @@ export function adminUrl(): string {
 /**
  * subscribeQueue listens on one of a queue's channels the way the engine
  * publishes on it: SSUBSCRIBE through a Cluster with sharded subscribers in
- * cluster mode, SUBSCRIBE otherwise. It resolves once subscribed.
+ * cluster mode, SUBSCRIBE otherwise, with the channels in `also` (in the
+ * same command; only `channel`'s messages are passed on). It resolves once
+ * subscribed.
  */
 export async function subscribeQueue(
   channel: string,
   onMessage: (message: string) => void,
+  also: string[] = [],
 ): Promise<{ stop(): Promise<void> }> {
   const nodes = clusterNodes();
   if (nodes === undefined) {
@@ -113,7 +116,7 @@ export async function subscribeQueue(
     subscriber.on('message', (from: string, message: string) => {
       if (from === channel) onMessage(message);
     });
-    await subscriber.subscribe(channel);
+    await subscriber.subscribe(channel, ...also);
     return {
       stop: async () => {
         await subscriber.quit();
@@ -124,7 +127,7 @@ export async function subscribeQueue(
   subscriber.on('smessage', (from: string, message: string) => {
     if (from === channel) onMessage(message);
   });
-  await subscriber.ssubscribe(channel);
+  await subscriber.ssubscribe(channel, ...also);
   return {
     stop: async () => {
       await subscriber.quit();

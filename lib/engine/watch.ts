@@ -17,13 +17,22 @@ type Listener = (heard: Heard) => void;
  * lost, so after a reconnection every listener hears `lost` and reads the
  * state again. On a Redis Cluster the channels are sharded (SSUBSCRIBE), as
  * the scripts publish them with SPUBLISH.
+ *
+ * With every channel it also subscribes to the queue's `marker` channel (in
+ * the same command, so never one without the other), and leaves it with the
+ * last: a script asks the marker's subscriber count once to learn that nobody
+ * watches any task, instead of asking each task's channel (owners.lua
+ * `watched`). Nothing is published on the marker.
  */
 export class Watcher {
   private subscriber: RedisClient | undefined;
   private connectedOnce = false;
   private readonly listeners = new Map<string, Set<Listener>>();
 
-  constructor(private readonly connection: Connection) {}
+  constructor(
+    private readonly connection: Connection,
+    private readonly marker: string,
+  ) {}
 
   /** listen subscribes to a channel; resolves once subscribed, with the function that stops listening. */
   async listen(channel: string, listener: Listener): Promise<() => void> {
@@ -35,15 +44,17 @@ export class Watcher {
       const current = this.listeners.get(channel);
       if (current === undefined || !current.delete(listener) || current.size > 0) return;
       this.listeners.delete(channel);
+      const channels = this.listeners.size === 0 ? [channel, this.marker] : [channel];
       const left = this.connection.sharded
-        ? subscriber.sunsubscribe(channel)
-        : subscriber.unsubscribe(channel);
+        ? subscriber.sunsubscribe(...channels)
+        : subscriber.unsubscribe(...channels);
       left.catch(() => {}); // gone with the connection anyway
     };
     try {
-      // a second listener of the channel waits for the same subscription
-      if (this.connection.sharded) await subscriber.ssubscribe(channel);
-      else await subscriber.subscribe(channel);
+      // a second listener of the channel waits for the same subscription; the
+      // marker again each time: one listen may fail or stop while another starts
+      if (this.connection.sharded) await subscriber.ssubscribe(channel, this.marker);
+      else await subscriber.subscribe(channel, this.marker);
     } catch (error) {
       stop();
       throw error;

@@ -109,13 +109,23 @@ local function count_owner(worker, delta, ctx)
   ctx.owners[worker] = (ctx.owners[worker] or 0) + delta
 end
 
+-- heard: whether a pub/sub channel has a subscriber; a user whose ACL
+-- predates the count (no `pubsub|numsub`) is answered yes
+local function heard(channel)
+  local reply = redis.pcall('PUBSUB', SIGNAL_NUMSUB, channel)
+  return reply.err ~= nil or reply[2] > 0
+end
+
 -- watched says whether anyone listens on a task's watch channel (`wait`,
 -- `status` watchers subscribe before they read): a message nobody hears is
--- not built. Pattern subscriptions are not counted (docs/redis-layout.md).
--- A user whose ACL predates the count (no `pubsub|numsub`) is answered yes.
+-- not built. Watchers subscribe to the queue's `watch` channel as well while
+-- they watch any task (lib/engine/watch.ts), so one count a call answers for
+-- every task when nobody watches. Pattern subscriptions are not counted
+-- (docs/redis-layout.md).
+local watching_module = nil
 local function watched(id)
-  local reply = redis.pcall('PUBSUB', SIGNAL_NUMSUB, K['watch'] .. ':' .. id)
-  return reply.err ~= nil or reply[2] > 0
+  if watching_module == nil then watching_module = heard(K['watch']) end
+  return watching_module and heard(K['watch'] .. ':' .. id)
 end
 
 -- tell_claim: a claimed task's waiters hear who runs it
