@@ -42,9 +42,19 @@ export function countDelete(context: EngineContext, [result, emitted, halted]: D
   countTasks(context, { created: { requeue: result === 2 ? 1 : 0, gate: emitted }, halted });
 }
 
-/** DeletePreparation is a validated delete: done locally, or the delete script's arguments. */
+/**
+ * DeletePreparation is a validated delete: done locally, or the delete
+ * script's arguments (`args`) and the same delete as an entry of
+ * delete-search (`folded`: the id, the copy's worker and token, the
+ * outcome's fields, and '' or the JSON array of the rare fields; the instant
+ * and the outcome settings are that call's).
+ */
 export type DeletePreparation =
-  { completedLocally: true } | { completedLocally: false; args: (string | number)[] };
+  | { completedLocally: true }
+  | { completedLocally: false; args: (string | number)[]; folded: string[] };
+
+/** What a worker's completion has in the rare fields (delete.lua ARGV[4-12], ARGV[17]). */
+const commonRare = ['0', '0', '1', '', '', '', '', '', '', ''];
 
 /**
  * prepareDelete validates a delete (DL1-DL4), completes a broadcast copy this
@@ -80,27 +90,36 @@ export function prepareDelete(
   const trigger = copy.gate !== undefined && Object.values(copy.gate).includes(Gate.Trigger);
   const sync =
     copy.sync !== undefined && Object.keys(copy.sync).length > 0 ? JSON.stringify(copy.sync) : '';
+  // delete.lua ARGV[4-12] and ARGV[17], in that order
+  const rare = [
+    plan.bypass ? '1' : '0',
+    requeue === undefined ? '0' : '1',
+    requeue?.deferValid === false ? '0' : '1',
+    requeue === undefined ? '' : encodeTask(requeue.maps),
+    String(requeue?.dueMs ?? ''),
+    String(requeue?.tickP1Ms ?? ''),
+    trigger ? JSON.stringify(copy.gate) : '',
+    sync,
+    copy.root?.[Label.Object] ?? '',
+    children,
+  ];
+  const worker = copy.core?.[Label.Worker] ?? '';
+  const token = copy.core?.[Label.Token] ?? '';
+  const common = rare.every((value, index) => value === commonRare[index]);
   return {
     completedLocally: false,
     args: [
       now.getTime(),
       plan.objectId,
-      copy.core?.[Label.Worker] ?? '',
-      plan.bypass ? '1' : '0',
-      requeue === undefined ? '0' : '1',
-      requeue?.deferValid === false ? '0' : '1',
-      requeue === undefined ? '' : encodeTask(requeue.maps),
-      requeue?.dueMs ?? '',
-      requeue?.tickP1Ms ?? '',
-      trigger ? JSON.stringify(copy.gate) : '',
-      sync,
-      copy.root?.[Label.Object] ?? '',
-      copy.core?.[Label.Token] ?? '',
+      worker,
+      ...rare.slice(0, 9),
+      token,
       outcome,
       context.options.outcomeRetention,
       context.options.outcomeLimit,
       children,
     ],
+    folded: [plan.objectId, worker, token, outcome, common ? '' : JSON.stringify(rare)],
   };
 }
 

@@ -88,7 +88,7 @@ async function completeAndSearch(
         continue;
       }
       entries.push(
-        ...prepared.args,
+        ...prepared.folded,
         filters.texts,
         filters.ids,
         ...parkingArgs(parking, nowMs),
@@ -103,7 +103,11 @@ async function completeAndSearch(
     const pruning = pruneLedger(context, nowMs);
     if (pruning !== undefined) await pruning;
     const replies = (await runRequest(context, 'deleteSearch', (request) =>
-      searchArgs(context, noFilters, nowMs, request, exclude).concat(entries),
+      searchArgs(context, noFilters, nowMs, request, exclude).concat(
+        context.options.outcomeRetention,
+        context.options.outcomeLimit,
+        entries,
+      ),
     )) as DeleteSearchReply[];
     const counts = replies[sent.length];
     if (counts?.[0] === 'counts')

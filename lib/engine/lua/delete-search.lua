@@ -14,11 +14,15 @@
                own, and ARGV[12] (resume) is ''
                ARGV[16] is the request: the same request again answers the
                same (include/request.lua)
-  ARGV[17..]   per entry, 23 arguments: the delete's seventeen, as in
-               delete.lua, then the entry's search filters, their ids, its
-               slot and park deadline, its broadcast floor and skips (as
-               ARGV[5], [13], [14], [15], [6], [7] of search.lua)
-
+  ARGV[17]     retention: how long a deleted task's outcome is kept, ms (0: not kept)
+  ARGV[18]     most: how many outcomes the queue keeps at most
+  ARGV[19..]   per entry, 11 arguments: the delete's five (the id, the copy's
+               worker and token, the outcome's fields, and '' or a JSON
+               array of the rare fields: include/delete-request.lua
+               folded_delete_request), then the entry's search filters, their
+               ids, its slot and park deadline, its broadcast floor and skips
+               (as ARGV[5], [13], [14], [15], [6], [7] of search.lua); the
+               delete's instant is the search's
   Returns  per entry, in order: { delete result, kind, id, record, floor, next due, resume }
            (see delete.lua, search.lua), or { 'error', message } when the
            entry's delete failed: its search did not run, and it wrote nothing;
@@ -83,14 +87,16 @@ local ctx = new_context(searching.now)
 local replies = {}
 local memory = {}
 local slot_keys = {}
-for first = SEARCH_ARGUMENTS + 1, #ARGV, DELETE_ARGUMENTS + 6 do
-  local slot = ARGV[first + DELETE_ARGUMENTS + 2]
+local retention, outcome_most = tonumber(ARGV[SEARCH_ARGUMENTS + 1]), tonumber(ARGV[SEARCH_ARGUMENTS + 2])
+local ENTRIES, ENTRY_ARGUMENTS = SEARCH_ARGUMENTS + 3, FOLDED_ARGUMENTS + 6
+for first = ENTRIES, #ARGV, ENTRY_ARGUMENTS do
+  local slot = ARGV[first + FOLDED_ARGUMENTS + 2]
   if slot ~= '' then slot_keys[#slot_keys + 1] = searching.worker .. '\0' .. slot end
 end
 read_parked(slot_keys, ctx)
 read_plain(ctx)
-for first = SEARCH_ARGUMENTS + 1, #ARGV, DELETE_ARGUMENTS + 6 do
-  local deleting = delete_request(first, searching.now)
+for first = ENTRIES, #ARGV, ENTRY_ARGUMENTS do
+  local deleting = folded_delete_request(first, searching.now, retention, outcome_most)
   local result = plain_delete(deleting, ctx)
   if result == nil then
     ctx.op = 'delete'
@@ -103,7 +109,7 @@ for first = SEARCH_ARGUMENTS + 1, #ARGV, DELETE_ARGUMENTS + 6 do
     replies[#replies + 1] = { 'error', result.err }
     memory[#memory + 1] = cjson.encode({ e = result.err })
   else
-    local at = first + DELETE_ARGUMENTS
+    local at = first + FOLDED_ARGUMENTS
     read_filters(searching, ARGV[at], ARGV[at + 1])
     searching.slot, searching.park_until = ARGV[at + 2], ARGV[at + 3]
     searching.floor = string.match(ARGV[at + 4], '^(%d+)')
