@@ -5,7 +5,7 @@ import type { Task } from '../task/task.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { prepareCreate } from './create.js';
 import { countDelete, deleteTask, prepareDelete } from './delete.js';
-import { filterList, noFilters, type FilterList } from './filters.js';
+import { filterList, type FilterList } from './filters.js';
 import { contextOf } from './handle.js';
 import { completedTask, countTasks, observe } from './observe.js';
 import { run, runRequest } from './run.js';
@@ -17,7 +17,7 @@ import {
   pruneLedger,
   readSearchReply,
   retry,
-  searchArgs,
+  foldedSearchArgs,
   searchWith,
   type Parking,
   type SearchReply,
@@ -103,7 +103,7 @@ async function completeAndSearch(
     const pruning = pruneLedger(context, nowMs);
     if (pruning !== undefined) await pruning;
     const replies = (await runRequest(context, 'deleteSearch', (request) =>
-      searchArgs(context, noFilters, nowMs, request, exclude).concat(
+      foldedSearchArgs(context, nowMs, request, exclude).concat(
         context.options.outcomeRetention,
         context.options.outcomeLimit,
         entries,

@@ -116,6 +116,31 @@ export function searchArgs(
   ];
 }
 
+/**
+ * foldedSearchArgs are the arguments of a search that delete-search's entries
+ * share (its header): searchArgs without what each entry brings (filters,
+ * broadcast floor and skips, slot) and the resume, which it never has.
+ */
+export function foldedSearchArgs(
+  context: EngineContext,
+  nowMs: number,
+  request: string,
+  exclude: string[],
+): (string | number)[] {
+  const leaseEndMs = nowMs + context.options.expiry;
+  return [
+    nowMs,
+    context.options.worker,
+    formatTime(new Date(leaseEndMs)),
+    leaseEndMs,
+    idList(context.ledger.redeliverIds(nowMs)),
+    context.startMs,
+    idList(exclude),
+    context.selfKey,
+    request,
+  ];
+}
+
 /** broadcastArgs are where a search's walk over broadcast tasks starts for its filters, and what it skips. */
 export function broadcastArgs(context: EngineContext, filters: FilterList): string[] {
   const { ledger } = context;

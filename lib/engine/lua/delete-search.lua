@@ -7,16 +7,13 @@
   slots into one call when several finish at once.
 
   KEYS         the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1-16]   the search's arguments, as in search.lua, shared by every
-               entry; ARGV[5] and ARGV[13] (the filters), ARGV[6] and ARGV[7]
-               (the broadcast floor and skips, which follow the filters),
-               ARGV[14] and ARGV[15] (the slot) are unused: each entry has its
-               own, and ARGV[12] (resume) is ''
-               ARGV[16] is the request: the same request again answers the
-               same (include/request.lua)
-  ARGV[17]     retention: how long a deleted task's outcome is kept, ms (0: not kept)
-  ARGV[18]     most: how many outcomes the queue keeps at most
-  ARGV[19..]   per entry, 11 arguments: the delete's five (the id, the copy's
+  ARGV[1-9]    the search the entries share, as ARGV[1-4] and [8-11] of
+               search.lua (now, worker, expiry, expiry_ms, redeliver,
+               start_ms, exclude, self_key), then the request: the same
+               request again answers the same (include/request.lua)
+  ARGV[10]     retention: how long a deleted task's outcome is kept, ms (0: not kept)
+  ARGV[11]     most: how many outcomes the queue keeps at most
+  ARGV[12..]   per entry, 11 arguments: the delete's five (the id, the copy's
                worker and token, the outcome's fields, and '' or a JSON
                array of the rare fields: include/delete-request.lua
                folded_delete_request), then the entry's search filters, their
@@ -54,7 +51,7 @@ local function general()
   return general_module
 end
 
-local searching = search_request(1)
+local searching = folded_search_request()
 
 -- a request sent again: the same deletes' answers, the same claims while they
 -- hold (include/request.lua), and nothing written
@@ -87,8 +84,9 @@ local ctx = new_context(searching.now)
 local replies = {}
 local memory = {}
 local slot_keys = {}
-local retention, outcome_most = tonumber(ARGV[SEARCH_ARGUMENTS + 1]), tonumber(ARGV[SEARCH_ARGUMENTS + 2])
-local ENTRIES, ENTRY_ARGUMENTS = SEARCH_ARGUMENTS + 3, FOLDED_ARGUMENTS + 6
+local retention = tonumber(ARGV[FOLDED_SEARCH_ARGUMENTS + 1])
+local outcome_most = tonumber(ARGV[FOLDED_SEARCH_ARGUMENTS + 2])
+local ENTRIES, ENTRY_ARGUMENTS = FOLDED_SEARCH_ARGUMENTS + 3, FOLDED_ARGUMENTS + 6
 for first = ENTRIES, #ARGV, ENTRY_ARGUMENTS do
   local slot = ARGV[first + FOLDED_ARGUMENTS + 2]
   if slot ~= '' then slot_keys[#slot_keys + 1] = searching.worker .. '\0' .. slot end

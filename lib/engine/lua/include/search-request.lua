@@ -58,6 +58,35 @@ local function search_request(first)
   return request
 end
 
+-- FOLDED_SEARCH_ARGUMENTS: how many arguments folded_search_request reads
+local FOLDED_SEARCH_ARGUMENTS = 9
+
+-- folded_search_request reads the search that delete-search's entries share
+-- (its header: the arguments of search.lua an entry does not bring along);
+-- each entry sets its filters, slot, broadcast floor and skips
+local function folded_search_request()
+  local none = {}
+  return {
+    now = tonumber(ARGV[1]),
+    now_text = ARGV[1],
+    worker = ARGV[2],
+    expiry = ARGV[3],
+    expiry_ms = ARGV[4],
+    skip = none,
+    redeliver = id_set(ARGV[5], none),
+    start_ms = ARGV[6],
+    exclude = id_set(ARGV[7], none),
+    self_key = ARGV[8],
+    resume = '',
+    slot = '',
+    park_until = '',
+    request = ARGV[9],
+    filters = none,
+    filter_ids = none,
+    filter_json = none,
+  }
+end
+
 -- replay_claim answers a search request again whose first answer was a claim
 -- (`<id>:<token>`, kept by include/request.lua): the same task while the claim
 -- holds, else no work; nothing is written either way
