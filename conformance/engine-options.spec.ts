@@ -85,12 +85,22 @@ describe('engine options: the constructor', () => {
     ['a fractional clockSkew', { clockSkew: 0.5 }],
     ['a clockSkew beyond 2^31 - 1 ms', { clockSkew: 2 ** 31 }],
     ['a clockSkew that is a string', { clockSkew: '10' as unknown as number }],
+    ['a negative stepTime', { stepTime: -0.5 }],
+    ['a stepTime beyond 1,000 ms', { stepTime: 1000.5 }],
+    ['a NaN stepTime', { stepTime: Number.NaN }],
+    ['a stepTime that is a string', { stepTime: '2' as unknown as number }],
   ];
 
   it.each(invalid)('throws a TypeError for %s, without needing Redis', async (_name, options) => {
     // a Redis nobody listens on: the TypeError comes before any connection
     const redis = await deadRedis();
     expect(() => new Engine({ redis, ...options })).toThrow(TypeError);
+  });
+
+  it.each([0, 0.001, 2.5, 1000])('accepts a stepTime of %s ms', async (stepTime) => {
+    const engine = new Engine({ redis: await deadRedis(), stepTime });
+    await engine.close();
+    expect(engine.worker).toMatch(uuidV4);
   });
 
   it('accepts the smallest valid expiry and cleanup', async () => {

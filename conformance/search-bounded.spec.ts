@@ -6,7 +6,8 @@ import { useQueue, type TestQueue } from './harness/queue.js';
 // Bounded work: a search script promotes at most 100 due tasks and visits at
 // most 256 candidates; a search that cannot decide within that takes several
 // atomic steps, each resuming where the last stopped. What a search returns
-// stays what semantics.md §3.2 says.
+// stays what semantics.md §3.2 says. Tests that count steps run with stepTime
+// 0 (counts alone); step-time.spec.ts cuts steps by time.
 
 const queue = useQueue('2023-10-20T00:00:00Z');
 
@@ -33,7 +34,7 @@ describe('due tasks join the pool in steps of at most 100 (semantics 3.2 phase 2
       meta: { n: String(index) },
     }));
     q.clock.set('2023-10-20T00:00:10Z');
-    const eon = q.engine('eon');
+    const eon = q.engine('eon', { stepTime: 0 }); // counts alone: no step cut by time
     const first = await eon.search();
     expect(first?.meta).toEqual({ n: '0' });
     expect(await q.redis.zcard(`${q.prefix}:waiting`)).toBe(150);
@@ -55,7 +56,7 @@ describe('due tasks join the pool in steps of at most 100 (semantics 3.2 phase 2
     q.clock.set('2023-10-20T00:01:00Z');
     const { client, scripts } = countingClient();
     try {
-      const eon = q.engine('eon', { redis: client });
+      const eon = q.engine('eon', { redis: client, stepTime: 0 });
       const found = await eon.search({ meta: { n: '229' } });
       expect(found?.meta).toEqual({ n: '229' });
       expect(scripts()).toBe(3); // 100, 100, then the last 30 promoted
@@ -72,7 +73,7 @@ describe('a filtered search visits at most 256 candidates per step', () => {
     await q.engine('producer').create({ meta: { kind: 'b' } });
     const { client, scripts } = countingClient();
     try {
-      const eon = q.engine('eon', { redis: client });
+      const eon = q.engine('eon', { redis: client, stepTime: 0 });
       expect((await eon.search({ meta: { kind: 'b' } }))?.meta).toEqual({ kind: 'b' });
       // a walk of 256, then the filter's pool is filled 256 entries a step
       expect(scripts()).toBe(4);

@@ -27,7 +27,7 @@ describe('broadcast tasks an engine never takes', () => {
     const q = queue();
     const counting = countingClient();
     try {
-      const eon = q.engine('eon', { redis: counting.client });
+      const eon = q.engine('eon', { redis: counting.client, stepTime: 0 });
       q.clock.advance(1);
       await broadcasts(q, 1_000, 'a');
       const filter = { meta: { kind: 'b' } };

@@ -43,7 +43,7 @@ describe('leaves with one root', () => {
 
     const counting = countingClient();
     try {
-      const eon = q.engine('eon', { redis: counting.client });
+      const eon = q.engine('eon', { redis: counting.client, stepTime: 0 });
       expect(idOf(await eon.search())).toBe(idOf(witness));
       // 15 steps of 64 deletions, and a 16th that deletes the last 40 and claims
       expect(counting.scripts('search')).toBe(Math.ceil(1_000 / 64));

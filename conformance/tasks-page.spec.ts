@@ -129,7 +129,7 @@ describe('engine.tasks()', () => {
     expect(pageBudget).toBe(1_000);
     const counting = countingClient();
     try {
-      const one = q.engine('one', { redis: counting.client });
+      const one = q.engine('one', { redis: counting.client, stepTime: 0 });
       // a query that matches none: empty pages, each of at most 1,000 entries
       const none = await everyPage(one, 'claimable', 100, { meta: { k: 'none' } });
       expect(none.ks).toEqual([]);

@@ -1,6 +1,6 @@
 import type { Command } from 'ioredis';
 import type { RedisClient } from '../../lib/engine/connection.js';
-import { scripts, shardedScripts } from '../../lib/engine/lua/scripts.js';
+import { loadedScriptSets } from '../../lib/engine/lua/scripts.js';
 import { engineClient } from './redis.js';
 
 /** CountingClient tells how many times Redis ran each of the engine's scripts for one client. */
@@ -11,11 +11,20 @@ export interface CountingClient {
   reset: () => void;
 }
 
-// both sets: a Cluster client runs the sharded one
-const named = [...Object.entries(scripts), ...Object.entries(shardedScripts)];
-const nameBySha = new Map(named.map(([name, script]) => [script.sha, name]));
-const nameByFunction = new Map(named.map(([name, script]) => [script.library.name, name]));
-const nameBySource = new Map(named.map(([name, script]) => [script.source, name]));
+const nameBySha = new Map<string, string>();
+const nameByFunction = new Map<string, string>();
+const nameBySource = new Map<string, string>();
+
+/** learnNames reads the names of every set assembled so far (an engine's own stepTime makes one). */
+function learnNames(): void {
+  for (const set of loadedScriptSets()) {
+    for (const [name, script] of Object.entries(set)) {
+      nameBySha.set(script.sha, name);
+      nameByFunction.set(script.library.name, name);
+      nameBySource.set(script.source, name);
+    }
+  }
+}
 
 /** The script each call names, by how it names it. */
 const scriptNames: Record<string, Map<string, string> | undefined> = {
@@ -23,6 +32,12 @@ const scriptNames: Record<string, Map<string, string> | undefined> = {
   evalsha: nameBySha,
   eval: nameBySource,
 };
+
+/** nameOf: the script a call names, 'other' for one the engine does not have. */
+function nameOf(lookup: Map<string, string>, named: string): string {
+  if (!lookup.has(named)) learnNames();
+  return lookup.get(named) ?? 'other';
+}
 
 /**
  * countingClient is a client that counts the scripts Redis ran for it: an
@@ -39,7 +54,7 @@ export function countingClient(): CountingClient {
     const lookup = scriptNames[command.name];
     if (lookup !== undefined && !seen.has(command)) {
       seen.add(command);
-      const name = lookup.get(String(command.args[0])) ?? 'other';
+      const name = nameOf(lookup, String(command.args[0]));
       command.promise.then(
         () => counts.set(name, (counts.get(name) ?? 0) + 1),
         () => {},

@@ -14,7 +14,7 @@ export const aclCommands = {
   scripts: [
     'exists', 'get', 'hdel', 'hexists', 'hget', 'hgetall', 'hincrby', 'hkeys', 'hlen',
     'hmget', 'hscan', 'hset', 'hsetnx', 'incr', 'lindex', 'lpop', 'lset', 'publish',
-    'pubsub|numsub', 'pubsub|shardnumsub', 'rpush', 'set', 'spublish', 'unlink', 'xadd', 'zadd',
+    'pubsub|numsub', 'pubsub|shardnumsub', 'rpush', 'set', 'spublish', 'time', 'unlink', 'xadd', 'zadd',
     'zpopmin', 'zcard', 'zcount', 'zlexcount', 'zrange', 'zrangebylex', 'zrangebyscore', 'zrank', 'zrem', 'zscore',
   ],
   /** Run by Redlock's scripts on the chore locks (expire and ticker leases). */

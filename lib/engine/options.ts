@@ -64,6 +64,16 @@ export interface EngineOptions {
    * @defaultValue 0
    */
   clockSkew?: number;
+  /**
+   * How long, in ms, one step of a script that walks the queue (a search past
+   * tasks it cannot take, a filter's pool filling, obsolete leaves, a page of
+   * a listing) may run before it stops and the engine runs the next step:
+   * Redis runs nothing else while a script runs, and at 1M tasks a record
+   * read costs several times what it costs at 1k. Each step also has a count
+   * limit; 0 leaves the count alone. Between 0 and 1,000, fractions allowed.
+   * @defaultValue 2
+   */
+  stepTime?: number;
 }
 
 /** engineDefaults holds the default of each option that has a constant one. */
@@ -72,10 +82,14 @@ export const engineDefaults = {
   expiry: 30_000,
   cleanup: 7 * 24 * 60 * 60 * 1000,
   clockSkew: 0,
+  stepTime: 2,
   outcomeRetention: 60 * 60 * 1000,
   outcomeLimit: 10_000,
   redisUrl: 'redis://127.0.0.1:6379',
 } as const;
+
+/** The longest step a script may take (stepTime): a second already stalls every client of the Redis. */
+const maxStepTimeMs = 1000;
 
 /** ResolvedEngineOptions are the options with every default applied. */
 export interface ResolvedEngineOptions {
@@ -88,6 +102,7 @@ export interface ResolvedEngineOptions {
   readonly outcomeLimit: number;
   readonly clock: Clock;
   readonly clockSkew: number;
+  readonly stepTime: number;
 }
 
 /**
@@ -98,7 +113,8 @@ export interface ResolvedEngineOptions {
  * `limits.keyBytes` bytes and without `}`, the worker at most
  * `limits.valueBytes` bytes (it is a label value). `expiry` and `cleanup` must
  * be positive integers up to maxDurationMs, `clock` a function and
- * `clockSkew` a non-negative integer up to the longest expiry. Otherwise
+ * `clockSkew` a non-negative integer up to the longest expiry, `stepTime` a
+ * number from 0 to 1,000. Otherwise
  * it throws a TypeError
  * naming the option. It reads REDIS_URL when it runs, never at import.
  */
@@ -112,6 +128,7 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
   const clockSkew = given.clockSkew ?? engineDefaults.clockSkew;
   const outcomeRetention = given.outcomeRetention ?? engineDefaults.outcomeRetention;
   const outcomeLimit = given.outcomeLimit ?? engineDefaults.outcomeLimit;
+  const stepTime = given.stepTime ?? engineDefaults.stepTime;
   requireName('queue', queue, limits.keyBytes);
   // `{<queue>}` is the Redis Cluster hash tag of the queue's keys: a `}` would
   // end it early, and a leading one would leave it empty (keys in many slots)
@@ -137,6 +154,16 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
       `Engine option "clockSkew" must be a non-negative integer number of ms, at most ${maxDurationMs.expiry.toLocaleString('en-US')}; got ${describe(clockSkew)}`,
     );
   }
+  if (
+    typeof stepTime !== 'number' ||
+    !Number.isFinite(stepTime) ||
+    stepTime < 0 ||
+    stepTime > maxStepTimeMs
+  ) {
+    throw new TypeError(
+      `Engine option "stepTime" must be a number of ms from 0 to ${maxStepTimeMs.toLocaleString('en-US')}; got ${describe(stepTime)}`,
+    );
+  }
   const envUrl = process.env['REDIS_URL'];
   const redis =
     given.redis ?? (envUrl !== undefined && envUrl !== '' ? envUrl : engineDefaults.redisUrl);
@@ -150,6 +177,7 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
     outcomeLimit,
     clock,
     clockSkew,
+    stepTime,
   });
 }
 
@@ -171,6 +199,7 @@ function readOptions(options: unknown): EngineOptions {
       'outcomeLimit',
       'clock',
       'clockSkew',
+      'stepTime',
     ] as const;
     return Object.fromEntries(names.map((name) => [name, source[name]]));
   } catch (error) {

@@ -65,7 +65,8 @@ export const pageMostLimit = 1_000;
 /** How many index entries one page reads at most, whatever the query skips. */
 export const pageBudget = 1_000;
 /**
- * How many of them one script reads: a page takes two. 1,000 small tasks took
+ * How many of them one script reads at most: a page takes two or more (a
+ * script also stops after the engine's stepTime). 1,000 small tasks took
  * Redis 6.2 ms at 1M on a quiet machine, 5,000 took 15 ms (`npm run bench`,
  * adversarial depth, tasks page), and a script blocks all of Redis.
  */
@@ -84,14 +85,15 @@ export async function listPage(context: EngineContext, options: unknown): Promis
   const queryJson = query === undefined ? '' : encodeTask(query);
   const tasks: Task[] = [];
   let next = position;
-  for (let read = 0; read < pageBudget && tasks.length < limit; read += stepBudget) {
-    const [after = '', ...flat] = (await run(context, 'page', [
+  for (let read = 0; read < pageBudget && tasks.length < limit;) {
+    const [after = '', readText = '', ...flat] = (await run(context, 'page', [
       state,
       queryJson,
       limit - tasks.length,
       next,
-      stepBudget,
+      Math.min(stepBudget, pageBudget - read),
     ])) as string[];
+    read += Math.max(1, Number(readText) || 0);
     for (let index = 0; index + 1 < flat.length; index += 2) {
       const task = tryDecodeStored(flat[index] ?? '', flat[index + 1]);
       if (task !== undefined) tasks.push(task);

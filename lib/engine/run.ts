@@ -1,5 +1,6 @@
 import type { EngineContext } from './context.js';
 import { checkLayout } from './layout.js';
+import { stepMicros } from './lua/loader.js';
 import { runScript, scriptsFor, type ScriptName } from './lua/scripts.js';
 
 /**
@@ -38,9 +39,9 @@ export function runUnchecked(
   );
 }
 
-/** scriptOf picks the script of the connection's kind (SPUBLISH on a cluster). */
+/** scriptOf picks the script of the connection's kind (SPUBLISH on a cluster) and the engine's stepTime. */
 function scriptOf(context: EngineContext, name: ScriptName) {
-  return scriptsFor(context.connection.sharded)[name];
+  return scriptsFor(context.connection.sharded, stepMicros(context.options.stepTime))[name];
 }
 
 /** whilePending lets close() reject a call on a connection the engine opened. */

@@ -19,6 +19,7 @@
   Errors   TASK_NOT_FOUND when the queue neither has the task nor keeps its outcome
 ]]
 --- @include "task"
+--- @include "step"
 --- @include "request"
 --- @include "has"
 --- @include "roots"

@@ -21,6 +21,7 @@
            before any write)
 ]]
 --- @include "task"
+--- @include "step"
 --- @include "request"
 --- @include "has"
 --- @include "roots"

@@ -13,6 +13,7 @@
   Errors   TASK_NOT_FOUND
 ]]
 --- @include "task"
+--- @include "step"
 --- @include "request"
 --- @include "has"
 --- @include "roots"

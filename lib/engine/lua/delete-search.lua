@@ -28,6 +28,7 @@
   Errors   none: a failed delete is its entry's answer
 ]]
 --- @include "task"
+--- @include "step"
 --- @include "request"
 --- @include "owners"
 --- @include "outcome"

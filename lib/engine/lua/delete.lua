@@ -34,6 +34,7 @@
            a root of patterns and no room), all before the first write
 ]]
 --- @include "task"
+--- @include "step"
 --- @include "request"
 --- @include "has"
 --- @include "roots"

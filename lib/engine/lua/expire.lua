@@ -20,6 +20,7 @@
   Errors   none: expire never fails because of the state of tasks
 ]]
 --- @include "task"
+--- @include "step"
 --- @include "has"
 --- @include "roots"
 --- @include "owners"

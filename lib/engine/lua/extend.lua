@@ -13,6 +13,7 @@
   Errors   TASK_NOT_FOUND, TASK_OUTDATED (checked before any write)
 ]]
 --- @include "task"
+--- @include "step"
 --- @include "has"
 --- @include "roots"
 --- @include "owners"

@@ -4,6 +4,7 @@ import { errorCodes } from '../../errors.js';
 import { Gate, Label, Method } from '../../task/label.js';
 import { mapNames } from '../../task/task.js';
 import { keyNames, type KeyName, type QueueKeys } from '../keys.js';
+import { engineDefaults } from '../options.js';
 
 /** LoadedScript is one assembled script: prelude, includes and body, with its SHA1. */
 export interface LoadedScript {
@@ -35,6 +36,22 @@ const topIncludePattern = /^--- @include /;
  */
 export interface ScriptVariant {
   readonly sharded: boolean;
+  /**
+   * STEP_MICROS: how long a step of a bounded loop runs at most, in
+   * microseconds (include/step.lua; the engine's `stepTime`); 0: counts alone.
+   */
+  readonly stepMicros: number;
+}
+
+/** The variant of an engine with the default options on a single server. */
+export const defaultVariant: ScriptVariant = {
+  sharded: false,
+  stepMicros: stepMicros(engineDefaults.stepTime),
+};
+
+/** stepMicros: the engine's `stepTime` (ms) as whole microseconds, at least 1 unless 0. */
+export function stepMicros(stepTimeMs: number): number {
+  return stepTimeMs === 0 ? 0 : Math.max(1, Math.round(stepTimeMs * 1000));
 }
 
 /**
@@ -44,10 +61,7 @@ export interface ScriptVariant {
  * no nesting), marked with a `-- file:` comment so Lua line numbers can be
  * traced back.
  */
-export function loadScript(
-  name: string,
-  variant: ScriptVariant = { sharded: false },
-): LoadedScript {
+export function loadScript(name: string, variant: ScriptVariant = defaultVariant): LoadedScript {
   return assembleScript(name, readLua(`${name}.lua`), variant);
 }
 
@@ -55,7 +69,7 @@ export function loadScript(
 export function assembleScript(
   name: string,
   body: string,
-  variant: ScriptVariant = { sharded: false },
+  variant: ScriptVariant = defaultVariant,
 ): LoadedScript {
   const lines = body.split('\n');
   const shebang = lines[0]?.startsWith('#!lua') === true ? lines.shift() : undefined;
@@ -169,12 +183,13 @@ const signalConstants = new Map<string, [string, string]>([
   ['SIGNAL_NUMSUB', ['SHARDNUMSUB', 'NUMSUB']],
 ]);
 const constantPattern = new RegExp(
-  `\\b(${[...constants.keys(), ...signalConstants.keys()].join('|')})\\b`,
+  `\\b(${[...constants.keys(), ...signalConstants.keys(), 'STEP_MICROS'].join('|')})\\b`,
   'g',
 );
 
-function inlineConstants(source: string, { sharded }: ScriptVariant): string {
+function inlineConstants(source: string, { sharded, stepMicros }: ScriptVariant): string {
   return source.replace(constantPattern, (name) => {
+    if (name === 'STEP_MICROS') return String(stepMicros);
     const signal = signalConstants.get(name);
     return luaString(
       signal === undefined ? (constants.get(name) ?? name) : signal[sharded ? 0 : 1],

@@ -2,8 +2,8 @@
 --[[ page: one page of the tasks in one state for engine.tasks(), read from
   that state's index a bounded step at a time, oldest first where the index
   orders by id. Each call reads at most `budget` index entries and 256 KiB of
-  records, and stops at `limit` matches; `position` says where the next page
-  starts.
+  records, runs at most the engine's stepTime (include/step.lua), and stops
+  at `limit` matches; `position` says where the next page starts.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  state      claimable | owned | waiting | halted | cron | gate | broadcast | all
@@ -14,11 +14,13 @@
                       waiting, cron, broadcast: by score), `<HSCAN cursor>:<entries>` (all)
   ARGV[5]  budget     how many index entries to read at most
 
-  Returns  { position, id, record, id, record, ... }  position '' when the state's
-           index was read to its end; records in the stored form
+  Returns  { position, read, id, record, id, record, ... }  position '' when the
+           state's index was read to its end; read: how many index entries the
+           call read; records in the stored form
   Errors   none (the engine checks the state and the position's form)
 ]]
 --- @include "task"
+--- @include "step"
 --- @include "has"
 
 local state = ARGV[1]
@@ -29,11 +31,14 @@ local budget = tonumber(ARGV[5])
 local BYTES_MOST = 262144 -- 1,000 records of 1 KB took 7 ms; 256 KiB about 2.5 ms
 local BATCH = 100
 
-local found = { '' }
+local found = { '', '0' }
 local matched, read, bytes = 0, 0, 0
 
+-- the call's time (include/step.lua) is looked at every TIME_EVERY entries
+local TIME_EVERY = 16
 local function full()
   return matched >= limit or read >= budget or bytes >= BYTES_MOST
+    or (read % TIME_EVERY == 0 and read > 0 and step_spent())
 end
 
 local function consider(id, json, decode)
@@ -128,6 +133,7 @@ local function by_scan(at)
 end
 
 local next_position = nil
+step_spent() -- the clock starts here
 if state == 'claimable' then
   local pools = { K['ready'], K['ready-cron'], K['ready-uni'] }
   local pool = tonumber(string.sub(position, 1, 1)) or 1
@@ -156,4 +162,5 @@ elseif state == 'all' then
   next_position = by_scan(position)
 end
 found[1] = next_position or ''
+found[2] = tostring(read)
 return found

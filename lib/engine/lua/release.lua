@@ -15,6 +15,7 @@
   Errors   none
 ]]
 --- @include "task"
+--- @include "step"
 --- @include "has"
 --- @include "roots"
 --- @include "owners"

@@ -16,6 +16,7 @@
   Errors   none
 ]]
 --- @include "task"
+--- @include "step"
 --- @include "has"
 --- @include "roots"
 --- @include "owners"

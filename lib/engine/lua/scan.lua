@@ -3,8 +3,9 @@
   3.5). A query that names one object id exactly (core) reads that record; one
   that names a template's id exactly (root) reads its children, `budget` a
   step (cursor 'c' and the last one read). Otherwise it
-  reads up to `budget` records (and at most 256 KiB of them) from an HSCAN
-  cursor; a queue that fits in one step is read as one consistent snapshot.
+  reads up to `budget` records (at most 256 KiB of them, for at most the
+  engine's stepTime: include/step.lua) from an HSCAN cursor; a queue read in
+  one step is read as one consistent snapshot.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  query       JSON of the query
@@ -17,6 +18,7 @@
   Errors   none
 ]]
 --- @include "task"
+--- @include "step"
 --- @include "has"
 
 local query = decode_task(ARGV[1])
@@ -63,13 +65,16 @@ if template_id ~= nil then
   return found
 end
 
--- otherwise a bounded step of a scan of the records: `budget` records or
--- BYTES_MOST bytes of them, whichever comes first (and the HSCAN batch it is
--- in): 1,000 records of 1 KB took 7 ms, 256 KiB about 2.5 ms
+-- otherwise a bounded step of a scan of the records: `budget` records,
+-- BYTES_MOST bytes of them or the call's time (include/step.lua), whichever
+-- comes first, and the HSCAN batch it is in: 1,000 records of 1 KB took 7 ms,
+-- 256 KiB about 2.5 ms, 500 records 9 ms at 1M on a slow host
 local BYTES_MOST = 262144
+local BATCH = 32
 local read, bytes = 0, 0
+step_spent() -- the clock starts here
 repeat
-  local reply = redis.call('HSCAN', K['tasks'], cursor, 'COUNT', 100)
+  local reply = redis.call('HSCAN', K['tasks'], cursor, 'COUNT', BATCH)
   cursor = reply[1]
   local entries = reply[2]
   for index = 1, #entries, 2 do
@@ -77,6 +82,6 @@ repeat
     if consider(entries[index], entries[index + 1]) then return found end
   end
   read = read + #entries / 2
-until cursor == '0' or read >= budget or bytes >= BYTES_MOST
+until cursor == '0' or read >= budget or bytes >= BYTES_MOST or step_spent()
 found[1] = cursor
 return found

@@ -9,7 +9,13 @@ import {
   useEval,
   usesFunctions,
 } from './functions.js';
-import { loadScript, passedKey, type LoadedScript } from './loader.js';
+import {
+  defaultVariant,
+  loadScript,
+  passedKey,
+  type LoadedScript,
+  type ScriptVariant,
+} from './loader.js';
 
 /** The file name of each script, by the name the engine calls it. */
 const scriptFiles = {
@@ -37,9 +43,9 @@ const scriptFiles = {
   aclCheck: 'acl-check',
 } as const;
 
-function loadAll(sharded: boolean): Record<keyof typeof scriptFiles, LoadedScript> {
+function loadAll(variant: ScriptVariant): Record<keyof typeof scriptFiles, LoadedScript> {
   return Object.fromEntries(
-    Object.entries(scriptFiles).map(([name, file]) => [name, loadScript(file, { sharded })]),
+    Object.entries(scriptFiles).map(([name, file]) => [name, loadScript(file, variant)]),
   ) as Record<keyof typeof scriptFiles, LoadedScript>;
 }
 
@@ -49,14 +55,32 @@ function loadAll(sharded: boolean): Record<keyof typeof scriptFiles, LoadedScrip
  * `tasks` key, names the others from it (KEYS in `keyNames` order, loader.ts),
  * and receives its own ARGV, documented in the header of its .lua file.
  */
-export const scripts = loadAll(false);
+export const scripts = loadAll(defaultVariant);
 
 /** The same scripts for a Redis Cluster: the signal goes out with SPUBLISH (sharded pub/sub). */
-export const shardedScripts = loadAll(true);
+export const shardedScripts = loadAll({ ...defaultVariant, sharded: true });
 
-/** scriptsFor picks the set for a connection: sharded on a cluster. */
-export function scriptsFor(sharded: boolean): typeof scripts {
-  return sharded ? shardedScripts : scripts;
+/** The sets of other variants (an engine's own `stepTime`), assembled on first use. */
+const otherSets = new Map<string, typeof scripts>();
+
+/**
+ * scriptsFor picks the set for a connection, sharded on a cluster, whose
+ * bounded steps run at most `stepMicros` (the engine's `stepTime`).
+ */
+export function scriptsFor(
+  sharded: boolean,
+  stepMicros: number = defaultVariant.stepMicros,
+): typeof scripts {
+  if (stepMicros === defaultVariant.stepMicros) return sharded ? shardedScripts : scripts;
+  const name = `${sharded ? 's' : 'p'}${stepMicros}`;
+  let set = otherSets.get(name);
+  if (set === undefined) otherSets.set(name, (set = loadAll({ sharded, stepMicros })));
+  return set;
+}
+
+/** loadedScriptSets lists every set assembled so far: the two above first. */
+export function loadedScriptSets(): (typeof scripts)[] {
+  return [scripts, shardedScripts, ...otherSets.values()];
 }
 
 export type ScriptName = keyof typeof scripts;

@@ -37,6 +37,7 @@
   Errors   none
 ]]
 --- @include "task"
+--- @include "step"
 --- @include "request"
 --- @include "has"
 --- @include "roots"

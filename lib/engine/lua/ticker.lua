@@ -21,6 +21,7 @@
   Errors   none
 ]]
 --- @include "task"
+--- @include "step"
 --- @include "has"
 --- @include "roots"
 --- @include "owners"

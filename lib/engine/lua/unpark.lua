@@ -11,6 +11,7 @@
   Errors   none
 ]]
 --- @include "task"
+--- @include "step"
 --- @include "has"
 --- @include "roots"
 --- @include "owners"

@@ -14,6 +14,7 @@
   Errors   none
 ]]
 --- @include "task"
+--- @include "step"
 --- @include "request"
 --- @include "has"
 --- @include "roots"

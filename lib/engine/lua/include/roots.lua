@@ -1,6 +1,6 @@
 -- roots: leaves (tasks with a root that is not an emitted child's), and the
 -- tasks whose meta makes them obsolete (semantics 3.2 phase 2, rule 7). Needs
--- the task and has includes. Built on first use: a queue without leaves
+-- the task, step and has includes. Built on first use: a queue without leaves
 -- never needs it.
 --
 -- Leaves with the same root form a group (`roots`: group id -> its root; the
@@ -23,9 +23,11 @@
 -- the queue: indexing a key a root names for the first time, looking for the
 -- witness of a new group among the tasks stored before. Each script does at
 -- most JOB_MOST records of them; a small queue's jobs end in the create that
--- made them.
+-- made them. Each also stops once the call's time is spent (include/step.lua).
 
 local JOB_MOST = 256
+-- records a job reads between two looks at the call's time (include/step.lua)
+local JOB_BATCH = 32
 local WILD_ROOTS_MOST = 256
 
 local roots_module = nil
@@ -186,7 +188,7 @@ local function roots()
   -- k: list the stored tasks under the pairs of a key roots name from now on
   -- (the tasks stored meanwhile are listed as they come)
   function jobs.k(job, left)
-    local reply = redis.call('HSCAN', K['tasks'], job.c, 'COUNT', math.min(left, 100))
+    local reply = redis.call('HSCAN', K['tasks'], job.c, 'COUNT', math.min(left, JOB_BATCH))
     job.c = reply[1]
     local entries = reply[2]
     for index = 1, #entries, 2 do
@@ -214,7 +216,7 @@ local function roots()
       end
     end
     local from = job.c ~= nil and '(' .. job.p .. '\0' .. job.c or '[' .. job.p .. '\0'
-    local page = math.min(left, 100)
+    local page = math.min(left, JOB_BATCH)
     local members = redis.call('ZRANGEBYLEX', K['meta-tasks'], from, '[' .. job.p .. '\0\255', 'LIMIT', 0, page)
     for _, member in ipairs(members) do
       local id = string.sub(member, #job.p + 2)
@@ -232,7 +234,7 @@ local function roots()
   function jobs.s(job, left)
     local info = group(job.g)
     if info == nil or redis.call('HEXISTS', K['witnesses'], job.g) == 1 then return true, left end
-    local reply = redis.call('HSCAN', K['tasks'], job.c, 'COUNT', math.min(left, 100))
+    local reply = redis.call('HSCAN', K['tasks'], job.c, 'COUNT', math.min(left, JOB_BATCH))
     job.c = reply[1]
     local entries = reply[2]
     for index = 1, #entries, 2 do
@@ -259,6 +261,7 @@ local function roots()
       else
         redis.call('LSET', K['root-jobs'], 0, cjson.encode(job))
       end
+      if step_spent() then break end -- the next call goes on
     end
     return redis.call('EXISTS', K['root-jobs']) == 0
   end
@@ -286,6 +289,7 @@ local function roots()
       gone[id] = task
       remove(id, task)
       left = left - 1
+      if step_spent() then left = 0 end -- the call's time spent: the next step goes on
     end
     for _, gid in ipairs(redis.call('ZRANGE', K['obsolete-groups'], 0, 15)) do
       local info = group(gid)

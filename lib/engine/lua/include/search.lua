@@ -1,5 +1,5 @@
 -- search: phases 1 to 5 of semantics 3.2 as one function. Needs the task,
--- has, index and walk includes.
+-- step, has, index and walk includes.
 --
 -- request.now         the engine's clock, ms
 -- request.worker      this engine's worker id
@@ -30,9 +30,10 @@
 -- the request.resume of the next step).
 --
 -- Bounded work: a search promotes at most PROMOTE_MOST due tasks, visits at
--- most WALK_MOST candidates and fills at most FILL_MOST entries of a pool. A
--- search that could not decide within that answers 'more', and the engine runs
--- the next step: the same search, resumed.
+-- most WALK_MOST candidates and fills at most FILL_MOST entries of a pool, and
+-- each of those loops also stops once the call's time is spent
+-- (include/step.lua). A search that could not decide within that answers
+-- 'more', and the engine runs the next step: the same search, resumed.
 
 local PROMOTE_MOST = 100
 local WALK_MOST = 256
@@ -95,6 +96,8 @@ local function find_broadcast(request)
     end
     floor = tonumber(sequence)
     if at_base then base = floor end
+    -- the call's time spent: the next step goes on from here
+    if index + 1 < #page and step_spent() then return best_id, best_json, floor, base, best_id == nil end
   end
   return best_id, best_json, floor, base, #page == 2 * BROADCAST_MOST
 end
@@ -124,6 +127,7 @@ local function search_phase_two(now, ctx)
         repair_pool(id, task, ctx) -- not an unowned candidate: the record says where it goes
       end
     end
+    if step_spent() then break end -- the rest wait for the next step (counted below)
   end
 
   -- root jobs go on a step at a time; obsolete leaves go before the gate
@@ -162,8 +166,10 @@ local function fill_pool(filter_id, query, state, ctx)
       if task ~= nil and matches(task, query) then
         redis.call('ZADD', K['ready-filtered'], 0, filter_id .. '\0' .. target .. '\0' .. id)
       end
+      if left > 0 and step_spent() then left = 0 end
+      if left <= 0 then break end
     end
-    if #members < page then
+    if #members < page and left > 0 then
       letter, last = order[letter], ''
       if letter == nil then
         redis.call('HSET', K['filter-pools'], filter_id, '')

@@ -1,15 +1,15 @@
--- walk: bounded, resumable walks over the lex zsets of ids. Needs the task
--- and index includes. Built on first use: the common search (the head of a
+-- walk: bounded, resumable walks over the lex zsets of ids. Needs the task,
+-- step and index includes. Built on first use: the common search (the head of a
 -- pool) needs none of it.
 --
 -- A walk is a table { left = how many members it may still visit, from =
 -- the member to resume after (nil: the start), ctx = the script's context }.
 -- visit(id) answers true (found: stop), false (go on), 'gone' (the id has no
 -- readable record: the member met is dropped, with the id's other entries)
--- or 'stale' (the member met is dropped). A walk that runs out of visits
--- stops with walk.exhausted = true and walk.last = the last member visited,
--- so the next script can resume after it: no script walks an unbounded part
--- of the queue.
+-- or 'stale' (the member met is dropped). A walk that runs out of visits,
+-- or of the call's time (include/step.lua), stops with walk.exhausted = true
+-- and walk.last = the last member visited, so the next script can resume
+-- after it: no script walks an unbounded part of the queue.
 
 local walks_module = nil
 local function walks()
@@ -23,11 +23,13 @@ local function walks()
     if found == 'gone' then
       redis.call('ZREM', key, member)
       orphans().forget(id, walk.ctx)
-      return false
+      found = false
     elseif found == 'stale' then
       redis.call('ZREM', key, member)
-      return false
+      found = false
     end
+    -- the call's time spent: the walk stops here as if out of visits
+    if found ~= true and walk.left > 0 and step_spent() then walk.left = 0 end
     return found
   end
 
@@ -39,6 +41,7 @@ local function walks()
       local page = math.min(walk.left, 100)
       local members = redis.call('ZRANGEBYLEX', key, from, to, 'LIMIT', 0, page)
       for _, member in ipairs(members) do
+        if walk.left <= 0 then break end -- stopped by time
         if string.sub(member, 1, -28) == prefix then
           if meet(walk, key, member, string.sub(member, -26), visit) == true then return true end
         else
@@ -46,7 +49,7 @@ local function walks()
         end
         from = '(' .. member
       end
-      if #members < page then return false end
+      if #members < page and walk.left > 0 then return false end
     end
     walk.exhausted = true
     return false

@@ -1,0 +1,183 @@
+import { readFileSync } from 'node:fs';
+import { assembleScript } from '../lib/engine/lua/loader.js';
+import { Label, Method } from '../lib/task/label.js';
+import type { Task } from '../lib/task/task.js';
+import { countingClient } from './harness/counting.js';
+import { useQueue, type TestQueue } from './harness/queue.js';
+
+// stepTime: each loop of a script that walks the queue also stops once the
+// call has run that long, and the next step goes on where it stopped. An
+// engine with a stepTime of 1 µs cuts every such loop after its first unit of
+// work: it answers what an engine with counts alone answers (stepTime 0), in
+// more steps. The clock itself is include/step.lua.
+
+const queue = useQueue('2023-10-20T00:00:00Z');
+/** 1 µs: every loop stops after its first unit of work. */
+const tiny = 0.001;
+
+async function createMany(
+  q: TestQueue,
+  count: number,
+  task: (index: number) => Task,
+): Promise<Task[]> {
+  const producer = q.engine('producer');
+  const created: Task[] = [];
+  for (let start = 0; start < count; start += 200) {
+    created.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(200, count - start) }, (_, offset) =>
+          producer.create(task(start + offset)),
+        ),
+      )),
+    );
+  }
+  return created;
+}
+
+const idOf = (task: Task | undefined) => task?.core?.[Label.Object] ?? '';
+
+describe('the step clock (include/step.lua)', () => {
+  const clockScript = readFileSync(new URL('lua/step-clock.lua', import.meta.url), 'utf8');
+
+  it('says the time is spent once the step time has passed since the first question', async () => {
+    const q = queue();
+    const script = assembleScript('step-clock', clockScript, { sharded: false, stepMicros: 3000 });
+    const [asked, micros] = (await q.redis.eval(script.source, 0, 1_000_000)) as number[];
+    expect(micros).toBeGreaterThanOrEqual(3000);
+    expect(asked).toBeGreaterThan(1);
+    expect(asked).toBeLessThan(1_000_000);
+  });
+
+  it('never says so with a step time of 0', async () => {
+    const q = queue();
+    const script = assembleScript('step-clock', clockScript, { sharded: false, stepMicros: 0 });
+    const [asked] = (await q.redis.eval(script.source, 0, 5_000)) as number[];
+    expect(asked).toBe(5_000);
+  });
+});
+
+describe('an engine whose steps are cut by time', () => {
+  it('finds the only matching task behind 600 others, in more steps than counts alone take', async () => {
+    const q = queue();
+    await createMany(q, 600, (index) => ({ meta: { kind: 'a', n: String(index) } }));
+    const wanted = await q.engine('producer').create({ meta: { kind: 'b' } });
+    const counting = countingClient();
+    try {
+      const eon = q.engine('eon', { redis: counting.client, stepTime: tiny });
+      expect(idOf(await eon.search({ meta: { kind: 'b' } }))).toBe(idOf(wanted));
+      // counts alone: a walk of 256, then the pool filled 256 entries a step (4)
+      expect(counting.scripts('search')).toBeGreaterThan(4);
+      counting.reset();
+      expect(await eon.search({ meta: { kind: 'b' } })).toBeUndefined();
+      expect(counting.scripts('search')).toBe(1); // the pool is complete: a lookup
+    } finally {
+      await counting.client.quit();
+    }
+  });
+
+  it('promotes due tasks a few a step and still hands every one out, oldest first', async () => {
+    const q = queue();
+    await createMany(q, 250, (index) => ({
+      cron: { [Label.Exact]: '2023-10-20T00:00:10Z' },
+      meta: { n: String(index) },
+    }));
+    q.clock.set('2023-10-20T00:00:10Z');
+    const eon = q.engine('eon', { stepTime: tiny });
+    expect((await eon.search())?.meta).toEqual({ n: '0' });
+    // counts alone promote 100 in that search
+    expect(await q.redis.zcard(`${q.prefix}:waiting`)).toBeGreaterThan(150);
+    const order: string[] = [];
+    for (let task = await eon.search(); task !== undefined; task = await eon.search())
+      order.push(task.meta?.['n'] ?? '');
+    expect(order).toEqual(Array.from({ length: 249 }, (_, index) => String(index + 1)));
+    expect(await q.redis.exists(`${q.prefix}:waiting`)).toBe(0);
+  });
+
+  it('walks past broadcast tasks it never takes and still receives the one it matches', async () => {
+    const q = queue();
+    const all = { [Label.Method]: Method.All };
+    const counting = countingClient();
+    try {
+      const eon = q.engine('eon', { redis: counting.client, stepTime: tiny });
+      q.clock.advance(1);
+      await createMany(q, 600, (index) => ({ meta: { kind: 'a', n: String(index) }, node: all }));
+      await q.engine('producer').create({ meta: { kind: 'b' }, node: all });
+      expect((await eon.search({ meta: { kind: 'b' } }))?.meta).toEqual({ kind: 'b' });
+      // counts alone: 256 a step, so 3
+      expect(counting.scripts('search')).toBeGreaterThan(3);
+      counting.reset();
+      expect(await eon.search({ meta: { kind: 'b' } })).toBeUndefined();
+      expect(counting.scripts('search')).toBe(1);
+      expect((await eon.search())?.meta).toEqual({ kind: 'a', n: '0' });
+    } finally {
+      await counting.client.quit();
+    }
+  });
+
+  it('deletes the leaves of an obsolete root over more steps, and claims the witness', async () => {
+    const q = queue();
+    await createMany(q, 300, (index) => ({ meta: { n: String(index) }, root: { job: 'x' } }));
+    const witness = await q.engine('producer').create({ meta: { job: 'x' } });
+    const counting = countingClient();
+    try {
+      const eon = q.engine('eon', { redis: counting.client, stepTime: tiny });
+      expect(idOf(await eon.search())).toBe(idOf(witness));
+      // counts alone: 64 a step, so 5
+      expect(counting.scripts('search')).toBeGreaterThan(5);
+    } finally {
+      await counting.client.quit();
+    }
+    expect(await q.redis.exists(`${q.prefix}:root-leaves`, `${q.prefix}:roots`)).toBe(0);
+    expect(await q.redis.hlen(`${q.prefix}:tasks`)).toBe(1);
+  });
+
+  it('finds the witness of a new root among the tasks stored before, over more steps', async () => {
+    const q = queue();
+    await createMany(q, 400, (index) => ({ meta: { kind: 'a', n: String(index) } }));
+    const producer = q.engine('producer', { stepTime: tiny });
+    // the root names `n` for the first time: a job lists the 400 tasks by it
+    const leaf = await producer.create({ meta: { kind: 'leaf' }, root: { n: '399' } });
+    expect(await q.redis.llen(`${q.prefix}:root-jobs`)).toBeGreaterThan(0);
+    const eon = q.engine('eon', { stepTime: tiny });
+    const claimed: string[] = [];
+    for (let task = await eon.search(); task !== undefined; task = await eon.search())
+      claimed.push(idOf(task));
+    expect(claimed).toHaveLength(400);
+    expect(claimed).not.toContain(idOf(leaf));
+    expect(await q.redis.hexists(`${q.prefix}:tasks`, idOf(leaf))).toBe(0);
+  });
+
+  it('lists and finds every record of a queue, in more steps', async () => {
+    const q = queue();
+    const created = await createMany(q, 700, (index) => ({ meta: { n: String(index) } }));
+    const counting = countingClient();
+    try {
+      const eon = q.engine('eon', { redis: counting.client, stepTime: tiny });
+      const listed = await eon.lister({ meta: { n: '*' } });
+      expect(listed.map(idOf)).toEqual(created.map(idOf));
+      // counts alone: 500 records a step, so 2
+      expect(counting.scripts('scan')).toBeGreaterThan(2);
+      expect(await eon.exists({ meta: { n: '699' } })).toBe(true);
+      expect(await eon.exists({ meta: { n: 'none' } })).toBe(false);
+    } finally {
+      await counting.client.quit();
+    }
+  });
+
+  it('fills a page of engine.tasks() up to its limit over several scripts', async () => {
+    const q = queue();
+    const created = await createMany(q, 130, (index) => ({ meta: { n: String(index) } }));
+    const counting = countingClient();
+    try {
+      const eon = q.engine('eon', { redis: counting.client, stepTime: tiny });
+      const first = await eon.tasks({ state: 'claimable', limit: 100 });
+      expect(first.tasks.map(idOf)).toEqual(created.slice(0, 100).map(idOf));
+      expect(counting.scripts('page')).toBeGreaterThan(1); // counts alone: 1
+      const second = await eon.tasks({ state: 'claimable', limit: 100, cursor: first.cursor });
+      expect(second.tasks.map(idOf)).toEqual(created.slice(100).map(idOf));
+      expect(second.cursor).toBeUndefined();
+    } finally {
+      await counting.client.quit();
+    }
+  });
+});
