@@ -164,6 +164,62 @@ describe('an engine whose steps are cut by time', () => {
     }
   });
 
+  it('reads every child of a template, in more steps', async () => {
+    const q = queue();
+    const producer = q.engine('producer');
+    const template = await producer.create({ gate: { g: 'waiting' }, meta: { k: 't' } });
+    const root = { [Label.Object]: idOf(template) };
+    // each trigger that completes makes the gate template emit a child
+    const triggers = await createMany(q, 300, () => ({ gate: { g: 'trigger' }, meta: { k: 'x' } }));
+    for (let left = triggers.length; left > 0; left--)
+      await producer.delete((await producer.search({ gate: { g: 'trigger' } }))!);
+    const counting = countingClient();
+    try {
+      const eon = q.engine('eon', { redis: counting.client, stepTime: tiny });
+      // no child matches: every child is read; counts alone: 500 a step, so 1
+      expect(await eon.exists({ root, meta: { k: 'other' } })).toBe(false);
+      expect(counting.scripts('scan')).toBeGreaterThan(1);
+      // the last child read, marked behind the engine: found only by a scan
+      // that resumed through every step
+      const [last = ''] = await q.redis.zrevrangebylex(`${q.prefix}:children`, '+', '-');
+      const childId = last.slice(-26);
+      const record = JSON.parse((await q.redis.hget(`${q.prefix}:tasks`, childId)) ?? '{}') as Task;
+      await q.redis.hset(
+        `${q.prefix}:tasks`,
+        childId,
+        JSON.stringify({ ...record, meta: { k: 'last' } }),
+      );
+      expect(await eon.exists({ root, meta: { k: 'last' } })).toBe(true);
+    } finally {
+      await counting.client.quit();
+    }
+  });
+
+  it('deletes every task past retention and revokes every ended lease in one expire call, over more scripts', async () => {
+    const q = queue();
+    const past = await createMany(q, 300, (index) => ({ meta: { kind: 'old', n: String(index) } }));
+    q.clock.set('2023-10-27T00:00:00.001Z'); // the 300 are past the default 7 days
+    await createMany(q, 200, (index) => ({ meta: { kind: 'new', n: String(index) } }));
+    const etw = q.engine('etw');
+    for (let claimed = 0; claimed < 200; claimed++) await etw.search({ meta: { kind: 'new' } });
+    q.clock.advance(31_000); // the leases (30 s) ended
+    const counting = countingClient();
+    try {
+      const eon = q.engine('eon', { redis: counting.client, stepTime: tiny });
+      await eon.expire();
+      expect(counting.scripts('expire')).toBeGreaterThan(1); // counts alone: 1
+    } finally {
+      await counting.client.quit();
+    }
+    expect(await q.redis.hmget(`${q.prefix}:tasks`, ...past.map(idOf))).toEqual(
+      past.map(() => null),
+    );
+    expect(await q.redis.exists(`${q.prefix}:leases`)).toBe(0);
+    const freed = await q.engine('eon').lister({ meta: { kind: 'new' } });
+    expect(freed.map((task) => task.core?.[Label.Cycles])).toEqual(freed.map(() => '1'));
+    expect(freed).toHaveLength(200);
+  });
+
   it('fills a page of engine.tasks() up to its limit over several scripts', async () => {
     const q = queue();
     const created = await createMany(q, 130, (index) => ({ meta: { n: String(index) } }));

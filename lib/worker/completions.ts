@@ -27,11 +27,13 @@ const missingOutcome = new Error(
  * 5 to 7 ms at 1M tasks on a slow day (`npm run bench`, the adversarial row
  * "folded completions"). Calls of 25 took 1.3 ms on average that day (two
  * to four times that now and then, as any script there), where calls of 40
- * took 2 ms and did about 12 % more tasks a second at 100 slots. A folded
- * call saves round trips more than script time: a completion costs the
+ * took 2 ms and did about 12 % more tasks a second at 100 slots. On a slower
+ * day (2026-11-29) calls of 25 reached 7.1 ms at the 99.9th percentile at 1M,
+ * so a call carries 16 (the average call of that row carried 16.7 anyway). A
+ * folded call saves round trips more than script time: a completion costs the
  * script about the same alone or in company.
  */
-const batchMost = 25;
+const batchMost = 16;
 
 /**
  * From how many slots a worker folds completions together, and into how many

@@ -123,20 +123,20 @@ describe('Completions', () => {
     );
   });
 
-  it('carries at most 25 completions in one call', async () => {
+  it('carries at most 16 completions in one call', async () => {
     const { send, calls } = fakeSend();
     const completions = new Completions(send, 400);
     const outcomes = Array.from({ length: 140 }, (_, index) =>
       completions.complete({ task: task(index), filters: noFilters }, index * 3),
     );
     await turn();
-    // two calls under way at once, each of at most 25; the rest waits for them
-    expect(calls.map(({ batch }) => batch.length)).toEqual([25, 25]);
+    // two calls under way at once, each of at most 16; the rest waits for them
+    expect(calls.map(({ batch }) => batch.length)).toEqual([16, 16]);
     for (let answered = 0; answered < calls.length; answered++) {
       calls[answered]?.answer();
       await turn();
     }
-    expect(calls.map(({ batch }) => batch.length)).toEqual([25, 25, 25, 25, 25, 15]);
+    expect(calls.map(({ batch }) => batch.length)).toEqual([16, 16, 16, 16, 16, 16, 16, 16, 12]);
     expect(await Promise.all(outcomes)).toHaveLength(140);
   });
 });

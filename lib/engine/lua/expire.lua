@@ -7,7 +7,9 @@
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms
   ARGV[2]  cutoff      13-digit creation ms: tasks created before it are past retention
-  ARGV[3]  batch       how many tasks to delete or revoke at most, per kind
+  ARGV[3]  batch       how many tasks to delete or revoke at most, per kind (a
+                       call also stops deleting and revoking once it has run
+                       the engine's stepTime: include/step.lua)
   ARGV[4]  sweep       how many records the sweep reads (0: no sweep)
   ARGV[5]  revoke_ms   leases that ended at or before it are revoked: now_ms
                        less the engines' clock skew (the owner's clock may be
@@ -33,10 +35,18 @@ local batch = tonumber(ARGV[3])
 local ctx = new_context(now)
 ctx.op = 'expire'
 local deleted, revoked, more = 0, 0, 0
+-- the call's time is spent (include/step.lua): the next call does the rest
+local spent = false
+local function spend()
+  spent = step_spent()
+  if spent then more = 1 end
+  return spent
+end
 
 -- Retention: tasks without cron that are not gate templates, created before
 -- the cutoff. Their ids sort by creation, so the victims are a prefix.
 for _, key in ipairs({ K['ready'], K['retention'] }) do
+  if spent then break end
   local ids = redis.call('ZRANGEBYLEX', key, '-', '(' .. cutoff, 'LIMIT', 0, batch)
   if #ids == batch then more = 1 end
   for _, id in ipairs(ids) do
@@ -49,12 +59,13 @@ for _, key in ipairs({ K['ready'], K['retention'] }) do
       remove_task(id, task, ctx)
       deleted = deleted + 1
     end
+    if spend() then break end
   end
 end
 
 -- Revocation: owned tasks whose lease ended (expiry <= now, less the clock
 -- skew allowed) lose their owner and count one more cycle.
-local ended = redis.call('ZRANGEBYSCORE', K['leases'], '-inf', tonumber(ARGV[5]), 'LIMIT', 0, batch)
+local ended = spent and {} or redis.call('ZRANGEBYSCORE', K['leases'], '-inf', tonumber(ARGV[5]), 'LIMIT', 0, batch)
 if #ended == batch then more = 1 end
 for _, id in ipairs(ended) do
   local task = load_task(id)
@@ -76,6 +87,7 @@ for _, id in ipairs(ended) do
     -- the circuit breaker holds it now: its waiters learn how its last attempt ended
     if is_halted(freed) then halted_outcome(id, freed, now, tonumber(ARGV[6]), tonumber(ARGV[7])) end
   end
+  if spend() then break end
 end
 
 -- Sweep: a few records per call, resuming where the last call stopped; a

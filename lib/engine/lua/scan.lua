@@ -55,10 +55,15 @@ if template_id ~= nil then
   local from = '[' .. template_id
   if string.sub(cursor, 1, 1) == 'c' then from = '(' .. string.sub(cursor, 2) end
   local members = redis.call('ZRANGEBYLEX', K['children'], from, '[' .. template_id .. '\255', 'LIMIT', 0, budget)
-  for _, member in ipairs(members) do
+  step_spent() -- the clock starts here
+  for index, member in ipairs(members) do
     if #member == #template_id + 26 and string.sub(member, 1, #template_id) == template_id then
       local child_id = string.sub(member, -26)
       if consider(child_id, redis.call('HGET', K['tasks'], child_id)) then return found end
+    end
+    if index < #members and index % 16 == 0 and step_spent() then
+      found[1] = 'c' .. member
+      return found
     end
   end
   if #members == budget then found[1] = 'c' .. members[#members] end

@@ -163,7 +163,7 @@ export const rows = [
   {
     name: 'folded completions',
     setup:
-      'one `Worker` of 100 slots with a no-op handler claims and completes 20,000 tasks (the throughput): its `delete-search` calls carry the completions of the slots that finish together, up to 25 a call',
+      'one `Worker` of 100 slots with a no-op handler claims and completes 20,000 tasks (the throughput): its `delete-search` calls carry the completions of the slots that finish together, up to 16 a call',
     unit: 'claim+delete/s',
     async prepare(queue) {
       // at 1k the queue alone would run dry

@@ -247,9 +247,10 @@ local function roots()
     return job.c == '0', left - math.max(1, #entries / 2)
   end
 
-  -- work runs the jobs, oldest first, until they are done or `left` records
-  -- were read; says whether none is left
-  function M.work(left)
+  -- work runs the jobs, oldest first, until they are done, `left` records
+  -- were read or `share` of the call's time is spent (include/step.lua);
+  -- says whether none is left
+  function M.work(left, share)
     while left > 0 do
       local json = redis.call('LINDEX', K['root-jobs'], 0)
       if not json then return true end
@@ -261,7 +262,7 @@ local function roots()
       else
         redis.call('LSET', K['root-jobs'], 0, cjson.encode(job))
       end
-      if step_spent() then break end -- the next call goes on
+      if step_spent(share) then break end -- the next call goes on
     end
     return redis.call('EXISTS', K['root-jobs']) == 0
   end

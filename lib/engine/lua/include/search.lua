@@ -132,7 +132,8 @@ local function search_phase_two(now, ctx)
 
   -- root jobs go on a step at a time; obsolete leaves go before the gate
   -- counts: a search answers 'more' until none is left
-  if redis.call('EXISTS', K['root-jobs']) == 1 then roots().work(JOB_MOST) end
+  -- (half the step's time at most: obsolete leaves and the pick need the rest)
+  if redis.call('EXISTS', K['root-jobs']) == 1 then roots().work(JOB_MOST, 0.5) end
   local swept = true
   if redis.call('EXISTS', K['obsolete-groups']) == 1 then
     swept = roots().sweep(OBSOLETE_MOST, function(id, task) remove_task(id, task, ctx) end)

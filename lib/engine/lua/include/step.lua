@@ -10,8 +10,10 @@
 -- when the call first asked, in microseconds (nil: not yet)
 local step_module = nil
 
--- step_spent: whether the call's time for bounded loops is spent
-local function step_spent()
+-- step_spent: whether the call's time for bounded loops is spent; with
+-- `share` (0 to 1), whether that share of it is (a loop that leaves the rest
+-- to the loops after it)
+local function step_spent(share)
   if STEP_MICROS == 0 then return false end
   local time = redis.call('TIME')
   local micros = time[1] * 1000000 + time[2]
@@ -19,5 +21,5 @@ local function step_spent()
     step_module = micros
     return false
   end
-  return micros - step_module >= STEP_MICROS
+  return micros - step_module >= STEP_MICROS * (share or 1)
 end
