@@ -54,7 +54,7 @@ export const rows = [
     },
     async run(queue) {
       const filter = { meta: { kind: 'b' } };
-      // the first search walks, then the filter gets a pool filled 256 tasks a step
+      // the first search walks, then the filter gets a pool filled 256 tasks a step at most (or for the stepTime)
       const first = await firstSearch(queue, filter);
       const engine = queue.engine({ worker: 'b' });
       // a warm-up at both depths: the first claims after the fill are not timed
@@ -250,7 +250,7 @@ export const rows = [
           producer.create({ meta: { kind: 'c', tenant: 't1', stage: 'busy', n: String(n) } }),
         ),
       );
-      // the root itself: searches delete the 20,000 leaves, 64 a step
+      // the root itself: searches delete the 20,000 leaves, 64 a step at most (or for the stepTime)
       await producer.create({ meta: { kind: 'c', ...root } });
       const counting = queue.counting();
       const engine = queue.engine({ worker: 'sweeper', redis: counting.client });
@@ -324,7 +324,7 @@ export const rows = [
   {
     name: 'lister page',
     setup:
-      '`lister` with a query no task matches: every record read, about 500 a step, the whole listing again until 100,000 records are read',
+      '`lister` with a query no task matches: every record read, 500 a step at most (or for the 2 ms stepTime), the whole listing again until 100,000 records are read',
     unit: 'records read/s',
     async run(queue) {
       const counting = queue.counting();
@@ -343,7 +343,7 @@ export const rows = [
   {
     name: 'tasks page',
     setup:
-      '`engine.tasks({ state: claimable, query })` with a query no task matches, page after page: every index entry read, 1,000 a page in two scripts, the whole listing again until 100,000 entries are read',
+      '`engine.tasks({ state: claimable, query })` with a query no task matches, page after page: every index entry read, 1,000 a page (500 a script at most, or for the 2 ms stepTime), the whole listing again until 100,000 entries are read',
     unit: 'entries read/s',
     async run(queue) {
       const counting = queue.counting();
