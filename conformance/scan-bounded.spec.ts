@@ -1,7 +1,6 @@
 import { Label } from '../lib/task/label.js';
-import type { Task } from '../lib/task/task.js';
 import { countingClient } from './harness/counting.js';
-import { useQueue, type TestQueue } from './harness/queue.js';
+import { createMany as createTasks, useQueue, type TestQueue } from './harness/queue.js';
 
 // exists and lister read the queue in steps of about 500 records (and
 // 256 KiB); a query that names one object id reads that record, and one that
@@ -9,19 +8,9 @@ import { useQueue, type TestQueue } from './harness/queue.js';
 
 const queue = useQueue('2023-10-20T00:00:00Z');
 
-async function createMany(q: TestQueue, count: number): Promise<Task[]> {
-  const producer = q.engine('producer');
-  const created: Task[] = [];
-  for (let start = 0; start < count; start += 500) {
-    created.push(
-      ...(await Promise.all(
-        Array.from({ length: Math.min(500, count - start) }, (_, offset) =>
-          producer.create({ meta: { n: String(start + offset) } }),
-        ),
-      )),
-    );
-  }
-  return created;
+/** count tasks `{ meta: { n } }`, 500 in flight */
+function createMany(q: TestQueue, count: number) {
+  return createTasks(q, count, (index) => ({ meta: { n: String(index) } }), 500);
 }
 
 describe('exists and lister', () => {

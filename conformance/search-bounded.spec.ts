@@ -1,7 +1,7 @@
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { countingClient } from './harness/counting.js';
-import { useQueue, type TestQueue } from './harness/queue.js';
+import { createMany, useQueue } from './harness/queue.js';
 
 // Bounded work: a search script promotes at most 100 due tasks and visits at
 // most 256 candidates; a search that cannot decide within that takes several
@@ -10,21 +10,6 @@ import { useQueue, type TestQueue } from './harness/queue.js';
 // 0 (counts alone); step-time.spec.ts cuts steps by time.
 
 const queue = useQueue('2023-10-20T00:00:00Z');
-
-async function createMany(
-  q: TestQueue,
-  count: number,
-  task: (index: number) => Task,
-): Promise<void> {
-  const producer = q.engine('producer');
-  for (let start = 0; start < count; start += 200) {
-    await Promise.all(
-      Array.from({ length: Math.min(200, count - start) }, (_, offset) =>
-        producer.create(task(start + offset)),
-      ),
-    );
-  }
-}
 
 describe('due tasks join the pool in steps of at most 100 (semantics 3.2 phase 2)', () => {
   it('promotes the earliest 100 per search, and counts the rest in n', async () => {

@@ -3,7 +3,7 @@ import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
 import { countingClient } from './harness/counting.js';
-import { useQueue, type TestQueue } from './harness/queue.js';
+import { createMany, useQueue, type TestQueue } from './harness/queue.js';
 
 // Leaves with the same root form one group: a task stored with the root's
 // pairs in its meta is checked against the groups anchored at one of its
@@ -13,21 +13,6 @@ import { useQueue, type TestQueue } from './harness/queue.js';
 // jobs of at most 256 records a script.
 
 const queue = useQueue('2023-10-20T00:00:00Z');
-
-async function createMany(
-  q: TestQueue,
-  count: number,
-  task: (index: number) => Task,
-): Promise<void> {
-  const producer = q.engine('producer');
-  for (let start = 0; start < count; start += 200) {
-    await Promise.all(
-      Array.from({ length: Math.min(200, count - start) }, (_, offset) =>
-        producer.create(task(start + offset)),
-      ),
-    );
-  }
-}
 
 const idOf = (task: Task | undefined) => task?.core?.[Label.Object] ?? '';
 

@@ -3,7 +3,7 @@ import { assembleScript } from '../lib/engine/lua/loader.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { countingClient } from './harness/counting.js';
-import { useQueue, type TestQueue } from './harness/queue.js';
+import { createMany, useQueue } from './harness/queue.js';
 
 // stepTime: each loop of a script that walks the queue also stops once the
 // call has run that long, and the next step goes on where it stopped. An
@@ -14,25 +14,6 @@ import { useQueue, type TestQueue } from './harness/queue.js';
 const queue = useQueue('2023-10-20T00:00:00Z');
 /** 1 µs: every loop stops after its first unit of work. */
 const tiny = 0.001;
-
-async function createMany(
-  q: TestQueue,
-  count: number,
-  task: (index: number) => Task,
-): Promise<Task[]> {
-  const producer = q.engine('producer');
-  const created: Task[] = [];
-  for (let start = 0; start < count; start += 200) {
-    created.push(
-      ...(await Promise.all(
-        Array.from({ length: Math.min(200, count - start) }, (_, offset) =>
-          producer.create(task(start + offset)),
-        ),
-      )),
-    );
-  }
-  return created;
-}
 
 const idOf = (task: Task | undefined) => task?.core?.[Label.Object] ?? '';
 

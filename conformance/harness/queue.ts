@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../../lib/engine/connection.js';
 import { Engine } from '../../lib/engine/engine.js';
 import type { EngineOptions } from '../../lib/engine/options.js';
+import type { Task } from '../../lib/task/task.js';
 import { fakeClock, type FakeClock } from '../../spec/helpers/clock.js';
 import { adminClient, engineRedis, scanKeys } from './redis.js';
 
@@ -79,4 +80,28 @@ export function useQueue(start = '2023-10-20T00:00:00Z'): () => TestQueue {
     if (current === undefined) throw new Error('useQueue: no test is running');
     return current;
   };
+}
+
+/**
+ * createMany creates `count` tasks on the queue with a producer engine,
+ * `inFlight` at a time, and returns them in the order of their index.
+ */
+export async function createMany(
+  q: TestQueue,
+  count: number,
+  task: (index: number) => Task,
+  inFlight = 200,
+): Promise<Task[]> {
+  const producer = q.engine('producer');
+  const created: Task[] = [];
+  for (let start = 0; start < count; start += inFlight) {
+    created.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(inFlight, count - start) }, (_, offset) =>
+          producer.create(task(start + offset)),
+        ),
+      )),
+    );
+  }
+  return created;
 }
