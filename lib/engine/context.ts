@@ -3,6 +3,8 @@ import { BroadcastLedger } from './broadcast-ledger.js';
 import { openConnection, type Connection } from './connection.js';
 import type { EngineObserver } from './observe.js';
 import { queueKeys, workerOrderKey, type QueueKeys } from './keys.js';
+import { stepMicros } from './lua/loader.js';
+import { scriptsFor, type ScriptSet } from './lua/scripts.js';
 import type { ResolvedEngineOptions } from './options.js';
 import { Requests } from './requests.js';
 import type { Watcher } from './watch.js';
@@ -16,6 +18,8 @@ export interface EngineContext {
   readonly options: ResolvedEngineOptions;
   readonly clock: Clock;
   readonly connection: Connection;
+  /** The engine's scripts: of the connection's kind (SPUBLISH on a cluster), with its stepTime. */
+  readonly scripts: ScriptSet;
   readonly keys: QueueKeys;
   readonly ledger: BroadcastLedger;
   /** The slots of this engine's idempotent writes (requests.ts). */
@@ -45,10 +49,12 @@ export interface EngineContext {
 
 export function createEngineContext(options: ResolvedEngineOptions): EngineContext {
   const startMs = readClock(options.clock).getTime();
+  const connection = openConnection(options.redis);
   return {
     options,
     clock: options.clock,
-    connection: openConnection(options.redis),
+    connection,
+    scripts: scriptsFor(connection.sharded, stepMicros(options.stepTime)),
     keys: queueKeys(options.queue),
     ledger: new BroadcastLedger(),
     requests: new Requests(),

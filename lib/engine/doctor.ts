@@ -3,7 +3,7 @@ import { assertOpen, readClock, type EngineContext } from './context.js';
 import type { QueueKeys } from './keys.js';
 import { layoutVersion } from './keys.js';
 import { readLayout } from './layout.js';
-import { runScript, scripts, scriptsFor } from './lua/scripts.js';
+import { runScript, scripts } from './lua/scripts.js';
 import { aclProbes } from './acl.js';
 
 /** DoctorStatus: `ok`, `warn` (works, but something can be lost or is unknown), `fail` (fix it). */
@@ -357,7 +357,7 @@ async function scriptDenials(
   context: EngineContext,
   probes: readonly (readonly string[])[],
 ): Promise<string[] | undefined> {
-  const script = scriptsFor(context.connection.sharded).aclCheck;
+  const script = context.scripts.aclCheck;
   let positions: unknown;
   try {
     positions = await runScript(context.connection.client, script, context.keys, [

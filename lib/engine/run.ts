@@ -1,7 +1,6 @@
 import type { EngineContext } from './context.js';
 import { checkLayout } from './layout.js';
-import { stepMicros } from './lua/loader.js';
-import { runScript, scriptsFor, type ScriptName } from './lua/scripts.js';
+import { runScript, type ScriptName } from './lua/scripts.js';
 
 /**
  * run runs one of the engine's scripts on the context's queue, once the
@@ -39,9 +38,9 @@ export function runUnchecked(
   );
 }
 
-/** scriptOf picks the script of the connection's kind (SPUBLISH on a cluster) and the engine's stepTime. */
+/** scriptOf picks the engine's script (context.scripts: the connection's kind, the stepTime). */
 function scriptOf(context: EngineContext, name: ScriptName) {
-  return scriptsFor(context.connection.sharded, stepMicros(context.options.stepTime))[name];
+  return context.scripts[name];
 }
 
 /** whilePending lets close() reject a call on a connection the engine opened. */

@@ -177,23 +177,21 @@ const constants = new Map<string, string>([
   ...Object.entries(Gate).map(([name, value]) => [constantName('GATE', name), value] as const),
   ...errorCodes.map((code) => [`E_${code}`, code] as const),
 ]);
-/** Names whose value depends on the variant: { sharded, single server }. */
-const signalConstants = new Map<string, [string, string]>([
-  ['SIGNAL_PUBLISH', ['SPUBLISH', 'PUBLISH']],
-  ['SIGNAL_NUMSUB', ['SHARDNUMSUB', 'NUMSUB']],
+/** Names whose value depends on the variant, as Lua literals. */
+const variantConstants = new Map<string, (variant: ScriptVariant) => string>([
+  ['SIGNAL_PUBLISH', ({ sharded }) => luaString(sharded ? 'SPUBLISH' : 'PUBLISH')],
+  ['SIGNAL_NUMSUB', ({ sharded }) => luaString(sharded ? 'SHARDNUMSUB' : 'NUMSUB')],
+  ['STEP_MICROS', ({ stepMicros }) => String(stepMicros)],
 ]);
 const constantPattern = new RegExp(
-  `\\b(${[...constants.keys(), ...signalConstants.keys(), 'STEP_MICROS'].join('|')})\\b`,
+  `\\b(${[...constants.keys(), ...variantConstants.keys()].join('|')})\\b`,
   'g',
 );
 
-function inlineConstants(source: string, { sharded, stepMicros }: ScriptVariant): string {
+function inlineConstants(source: string, variant: ScriptVariant): string {
   return source.replace(constantPattern, (name) => {
-    if (name === 'STEP_MICROS') return String(stepMicros);
-    const signal = signalConstants.get(name);
-    return luaString(
-      signal === undefined ? (constants.get(name) ?? name) : signal[sharded ? 0 : 1],
-    );
+    const ofVariant = variantConstants.get(name);
+    return ofVariant === undefined ? luaString(constants.get(name) ?? name) : ofVariant(variant);
   });
 }
 

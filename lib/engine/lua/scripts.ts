@@ -85,6 +85,9 @@ export function loadedScriptSets(): (typeof scripts)[] {
 
 export type ScriptName = keyof typeof scripts;
 
+/** ScriptSet is one assembled set of the engine's scripts, by name. */
+export type ScriptSet = typeof scripts;
+
 /** The encoded heads of the scripts' calls (FCALL or EVALSHA), per queue. */
 const heads = new WeakMap<QueueKeys, Map<string, ScriptHead>>();
 
