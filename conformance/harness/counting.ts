@@ -43,20 +43,25 @@ function nameOf(lookup: Map<string, string>, named: string): string {
  * countingClient is a client that counts the scripts Redis ran for it: an
  * FCALL whose function was not loaded yet, or an EVALSHA that came back with
  * NOSCRIPT, is not counted (the call after the load, or the EVAL, is), and a
- * command the offline queue sends again once connected is counted once.
+ * command the offline queue sends again once connected is counted once. After
+ * `reset`, only scripts sent after it count.
  */
 export function countingClient(): CountingClient {
   const client = engineClient();
   const counts = new Map<string, number>();
   const seen = new WeakSet<Command>();
+  // a script sent before a reset is not counted after it, even when its
+  // answer is read later (the event loop may read another connection first)
+  let since = 0;
   const send = client.sendCommand.bind(client);
   client.sendCommand = (command: Command, stream?: never) => {
     const lookup = scriptNames[command.name];
     if (lookup !== undefined && !seen.has(command)) {
       seen.add(command);
       const name = nameOf(lookup, String(command.args[0]));
+      const sent = since;
       command.promise.then(
-        () => counts.set(name, (counts.get(name) ?? 0) + 1),
+        () => sent === since && counts.set(name, (counts.get(name) ?? 0) + 1),
         () => {},
       );
     }
@@ -68,6 +73,9 @@ export function countingClient(): CountingClient {
       name === undefined
         ? [...counts.values()].reduce((sum, count) => sum + count, 0)
         : (counts.get(name) ?? 0),
-    reset: () => counts.clear(),
+    reset: () => {
+      counts.clear();
+      since++;
+    },
   };
 }

@@ -143,21 +143,31 @@ export async function scriptCalls(redis) {
  * counts the engine's scripts Redis ran for it, by script name: a call that
  * found no function or script is not counted (the call after the load, or the
  * EVAL, is). Scripts of another version than dist/ holds count under 'fcall',
- * 'evalsha' or 'eval'.
+ * 'evalsha' or 'eval'. `reset` starts the counts anew from the scripts sent
+ * after it.
  */
 export function countingClient(url) {
   const client = new Redis(url);
   const counts = new Map();
+  // a script sent before a reset is not counted after it, even when its
+  // answer is read later: the event loop may read another connection's
+  // answer first (the check that led to the reset, say)
+  let since = 0;
   const send = client.sendCommand.bind(client);
   client.sendCommand = (command, stream) => {
     if (scriptCommands.has(command.name)) {
       const name = scriptName(command.name, String(command.args[0]));
+      const sent = since;
       command.promise.then(
-        () => counts.set(name, (counts.get(name) ?? 0) + 1),
+        () => sent === since && counts.set(name, (counts.get(name) ?? 0) + 1),
         () => {},
       );
     }
     return send(command, stream);
   };
-  return { client, counts, reset: () => counts.clear() };
+  const reset = () => {
+    counts.clear();
+    since++;
+  };
+  return { client, counts, reset };
 }
