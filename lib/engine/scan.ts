@@ -7,11 +7,12 @@ import { run } from './run.js';
 
 /**
  * How many records one scan script reads (it stops at the first `HSCAN` batch
- * that reaches this): a queue up to this size is read as one consistent
- * snapshot; a larger one in several steps, each task read atomically. A step
- * of 1,000 small records took Redis 6.1 ms at 1M on a quiet machine, one of
- * 5,000 about 14 ms (`npm run bench`, adversarial depth, lister): a script
- * blocks all of Redis.
+ * that reaches this, or earlier at 256 KiB or the engine's stepTime): a queue
+ * up to this size is read as one consistent snapshot; a larger one in several
+ * steps, each task read atomically. A record that cannot hold a value the
+ * query asks for exactly is passed over without decoding it (include/has.lua
+ * may_match): 500 such records cost Redis about 1 ms at 1M (`npm run bench`,
+ * adversarial depth, lister page).
  */
 export const scanBudget = 500;
 

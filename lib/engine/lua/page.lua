@@ -25,6 +25,7 @@
 
 local state = ARGV[1]
 local query = ARGV[2] ~= '' and decode_task(ARGV[2]) or nil
+local spelled = query ~= nil and spelled_values(query) or {}
 local limit = tonumber(ARGV[3])
 local position = ARGV[4]
 local budget = tonumber(ARGV[5])
@@ -45,6 +46,7 @@ local function consider(id, json, decode)
   read = read + 1
   if not json then return end -- an index entry whose record is gone
   bytes = bytes + #json
+  if not may_match(json, spelled) then return end
   local task = decode(id, json)
   if task ~= nil and (query == nil or matches(task, query)) then
     found[#found + 1] = id

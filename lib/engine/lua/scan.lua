@@ -26,9 +26,11 @@ local cursor = ARGV[2]
 local budget = tonumber(ARGV[3])
 local first = ARGV[4] == '1'
 local found = { '0' }
+local spelled = spelled_values(query)
 
 local function consider(id, json)
-  local task = json and decode_scanned(id, json) or nil
+  if not json or not may_match(json, spelled) then return false end
+  local task = decode_scanned(id, json)
   if task ~= nil and matches(task, query) then
     found[#found + 1] = id
     found[#found + 1] = json

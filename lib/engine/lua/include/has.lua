@@ -87,3 +87,39 @@ local function matches(task, query)
     and satisfied(task.node, query.node) and satisfied(task.root, query.root)
     and satisfied(task.sync, query.sync)
 end
+
+-- spelled_values: strings a stored record must contain to match the query,
+-- each an exact value the query asks of a map the stored form writes as it
+-- is, quoted as JSON spells it (core and node are left out: the stored form
+-- drops the object id and a default node). Left out too: '*', which any value
+-- matches, and a value JSON escapes or may escape ('/' is '\/' in cjson).
+local function spelled_values(query)
+  local spelled = {}
+  for _, name in ipairs({ 'cron', 'gate', 'meta', 'root', 'sync' }) do
+    for _, value in pairs(query[name] or {}) do
+      if value ~= '*' and not string.find(value, '[%z\1-\31"\\/]') then
+        spelled[#spelled + 1] = '"' .. value .. '"'
+      end
+    end
+  end
+  return spelled
+end
+
+-- may_match: false when a record cannot match a query, told without decoding
+-- it from the query's spelled_values. In a record whose only escapes are '\/'
+-- (or none), every other character of a string is written as it is, so a
+-- record without a spelled value has no label with that value. A record with
+-- other escapes is decoded.
+local function may_match(json, spelled)
+  if #spelled == 0 then return true end
+  local find, byte = string.find, string.byte
+  local escape = find(json, '\\', 1, true)
+  while escape ~= nil do
+    if byte(json, escape + 1) ~= 47 then return true end -- not '\/'
+    escape = find(json, '\\', escape + 2, true)
+  end
+  for index = 1, #spelled do
+    if not find(json, spelled[index], 1, true) then return false end
+  end
+  return true
+end
