@@ -93,6 +93,34 @@ describe('a write whose reply was lost', () => {
     ]);
   });
 
+  it('delete-search cut by its step time: the entries it left come again, and each completes once', async () => {
+    const q = queue();
+    // 1 µs steps: each call completes its first entry and leaves the others
+    const eon = q.engine('eon', { redis: proxy.url, stepTime: 0.001 });
+    await eon.create({ meta: { k: 'warm-up' } });
+    // load the delete-search script of this variant: the reply lost must be the call's
+    await deleteThenSearch(eon, [{ task: (await eon.search())!, filters: noFilters }]);
+    for (const k of ['a', 'b', 'c', 'd', 'e']) await eon.create({ meta: { k } });
+    const first = await eon.search();
+    const second = await eon.search();
+    proxy.dropNextReply();
+    const outcomes = await deleteThenSearch(eon, [
+      { task: first!, filters: noFilters },
+      { task: second!, filters: noFilters },
+    ]);
+    expect(proxy.dropped).toBe(1);
+    expect(outcomes.map((outcome) => (outcome.deleted ? outcome.next?.meta : 'failed'))).toEqual([
+      { k: 'c' },
+      { k: 'd' },
+    ]);
+    const left = await q.engine('aux').lister(everything);
+    expect(left.map((task) => [task.meta?.['k'], task.core?.[Label.Worker]])).toEqual([
+      ['c', 'eon'],
+      ['d', 'eon'],
+      ['e', undefined],
+    ]);
+  });
+
   it('cycles: a reset sent again after another worker claimed the task leaves that claim alone', async () => {
     const q = queue();
     // reconnect only after 300 ms, so another worker claims in between

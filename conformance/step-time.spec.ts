@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { assembleScript } from '../lib/engine/lua/loader.js';
+import { deleteThenSearch, filterList } from '../lib/engine/runtime.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { countingClient } from './harness/counting.js';
@@ -199,6 +200,35 @@ describe('an engine whose steps are cut by time', () => {
     const freed = await q.engine('eon').lister({ meta: { kind: 'new' } });
     expect(freed.map((task) => task.core?.[Label.Cycles])).toEqual(freed.map(() => '1'));
     expect(freed).toHaveLength(200);
+  });
+
+  it('completes folded completions over more calls, each claiming the next task in order', async () => {
+    const q = queue();
+    const created = await createMany(q, 12, (index) => ({ meta: { n: String(index) } }));
+    const counting = countingClient();
+    try {
+      const eon = q.engine('eon', { redis: counting.client, stepTime: tiny });
+      const claimed = [];
+      for (let index = 0; index < 4; index++) claimed.push(await eon.search());
+      expect(claimed.map(idOf)).toEqual(created.slice(0, 4).map(idOf));
+      counting.reset();
+      const noFilters = filterList([]);
+      const outcomes = await deleteThenSearch(
+        eon,
+        claimed.map((task) => ({ task: task as Task, filters: noFilters })),
+      );
+      // counts alone: one call; with 1 µs, the first completion of each call alone
+      expect(counting.scripts('deleteSearch')).toBe(4);
+      expect(outcomes.map((outcome) => outcome.deleted)).toEqual([true, true, true, true]);
+      expect(outcomes.map((outcome) => (outcome.deleted ? idOf(outcome.next) : ''))).toEqual(
+        created.slice(4, 8).map(idOf),
+      );
+      expect(await q.redis.hmget(`${q.prefix}:tasks`, ...claimed.map(idOf))).toEqual(
+        claimed.map(() => null),
+      );
+    } finally {
+      await counting.client.quit();
+    }
   });
 
   it('fills a page of engine.tasks() up to its limit over several scripts', async () => {

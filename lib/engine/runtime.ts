@@ -54,7 +54,9 @@ export type CompletionOutcome =
  * deleteThenSearch completes tasks and claims the next ones in one atomic step
  * (the delete-search script): for each completion in order, the same outcome
  * as `delete(task)` followed by `search(filter)` with nothing in between, in
- * one round trip for all of them. A completion whose delete fails (lost
+ * one round trip for all of them, or in more when a call runs the engine's
+ * stepTime before it is through (the completions left go in the next call,
+ * each call one atomic step). A completion whose delete fails (lost
  * ownership, a bad copy) gets that error and no search; the others go on.
  * `exclude` lists ids none of the searches may claim.
  */
@@ -76,8 +78,8 @@ async function completeAndSearch(
   const now = readClock(context.clock);
   const nowMs = now.getTime();
   const outcomes: (CompletionOutcome | undefined)[] = [];
-  const sent: number[] = [];
-  const entries: (string | number)[] = [];
+  /** the script's arguments of each completion sent, by its index */
+  const entries = new Map<number, (string | number)[]>();
   for (let index = 0; index < completions.length; index++) {
     const { task, filters, parking, outcome, children } = completions[index] as Completion;
     try {
@@ -87,37 +89,53 @@ async function completeAndSearch(
         completedTask(context, task);
         continue;
       }
-      entries.push(
+      entries.set(index, [
         ...prepared.folded,
         filters.texts,
         filters.ids,
         ...parkingArgs(parking, nowMs),
         ...broadcastArgs(context, filters),
-      );
-      sent.push(index);
+      ]);
     } catch (error) {
       outcomes[index] = { deleted: false, error };
     }
   }
+  let sent = [...entries.keys()];
   if (sent.length > 0) {
     const pruning = pruneLedger(context, nowMs);
     if (pruning !== undefined) await pruning;
+  }
+  const observed = context.observers.size > 0;
+  // a call ends once it has run the engine's stepTime (after its first
+  // completion): the completions it left go in the next call
+  for (let callMs = nowMs; sent.length > 0; callMs = readClock(context.clock).getTime()) {
+    const batch = sent;
     const replies = (await runRequest(context, 'deleteSearch', (request) =>
-      foldedSearchArgs(context, nowMs, request, exclude).concat(
+      foldedSearchArgs(context, callMs, request, exclude).concat(
         context.options.outcomeRetention,
         context.options.outcomeLimit,
-        entries,
+        batch.flatMap((index) => entries.get(index) ?? []),
       ),
     )) as DeleteSearchReply[];
-    const counts = replies[sent.length];
+    const counts = replies[batch.length];
     if (counts?.[0] === 'counts')
       countTasks(context, { created: { gate: counts[1] }, halted: counts[2] });
-    const observed = context.observers.size > 0;
-    for (let position = 0; position < sent.length; position++) {
-      const index = sent[position] as number;
+    sent = [];
+    for (let position = 0; position < batch.length; position++) {
+      const index = batch[position] as number;
       const completion = completions[index] as Completion;
       const reply = replies[position];
-      if (reply === undefined || reply[0] === 'error' || reply[0] === 'counts') {
+      // the script always runs its first entry: a call that left them all answered wrongly
+      if (reply?.[0] === 'later' && position > 0) {
+        sent.push(index);
+        continue;
+      }
+      if (
+        reply === undefined ||
+        reply[0] === 'error' ||
+        reply[0] === 'counts' ||
+        reply[0] === 'later'
+      ) {
         const message =
           reply?.[0] === 'error' ? reply[1] : 'delete-search: no answer for this completion';
         outcomes[index] = { deleted: false, error: fromReply(new Error(message)) };
@@ -128,7 +146,7 @@ async function completeAndSearch(
         completedTask(context, completion.task);
       }
       // the entry's search answer follows its delete's result
-      const next = readSearchReply(context, reply, nowMs, completion.filters.set, 1);
+      const next = readSearchReply(context, reply, callMs, completion.filters.set, 1);
       // a broadcast task another search of this engine delivered first, or a
       // search that ran out of its budget: search again below
       if (next !== retry && next !== more) outcomes[index] = { deleted: true, next };
@@ -154,7 +172,10 @@ async function completeAndSearch(
  * once the counts of all entries: children gate templates emitted, tasks halted.
  */
 type DeleteSearchReply =
-  [number, ...SearchReply] | ['error', string] | ['counts', emitted: number, halted: number];
+  | [number, ...SearchReply]
+  | ['error', string]
+  | ['later']
+  | ['counts', emitted: number, halted: number];
 
 /**
  * searchFor searches with the worker runtime's filters (validated), tried in

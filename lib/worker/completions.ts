@@ -30,8 +30,11 @@ const missingOutcome = new Error(
  * took 2 ms and did about 12 % more tasks a second at 100 slots. On a slower
  * day (2026-11-29) calls of 25 reached 7.1 ms at the 99.9th percentile at 1M,
  * so a call carries 16 (the average call of that row carried 16.7 anyway). A
- * folded call saves round trips more than script time: a completion costs the
- * script about the same alone or in company.
+ * call also ends once it has run the engine's stepTime, after its first
+ * completion; the engine sends the ones it left in its next call
+ * (runtime.ts deleteThenSearch). A folded call saves round trips more than
+ * script time: a completion costs the script about the same alone or in
+ * company.
  */
 const batchMost = 16;
 

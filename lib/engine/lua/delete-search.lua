@@ -23,6 +23,9 @@
   Returns  per entry, in order: { delete result, kind, id, record, floor, next due, resume }
            (see delete.lua, search.lua), or { 'error', message } when the
            entry's delete failed: its search did not run, and it wrote nothing;
+           or { 'later' } for each entry left when the call had run the
+           engine's stepTime (the first entry always runs): nothing of it was
+           done, and the caller sends it again;
            then one last { 'counts', emitted, halted }: the children gate
            templates emitted and the tasks requeues halted, all entries together
   Errors   none: a failed delete is its entry's answer
@@ -64,6 +67,8 @@ if kept ~= nil then
       replies[#replies + 1] = { 'counts', entry.n, entry.h }
     elseif entry.e ~= nil then
       replies[#replies + 1] = { 'error', entry.e }
+    elseif entry.l ~= nil then
+      replies[#replies + 1] = { 'later' }
     elseif entry.k == 'task' then
       searching.floor, searching.base = string.match(entry.f, '^(%d+):(%d+)$')
       replies[#replies + 1] = { entry.r, replay_claim(entry.c, searching) }
@@ -94,7 +99,9 @@ for first = ENTRIES, #ARGV, ENTRY_ARGUMENTS do
 end
 read_parked(slot_keys, ctx)
 read_plain(ctx)
-for first = ENTRIES, #ARGV, ENTRY_ARGUMENTS do
+
+-- complete: the delete and the search of the entry whose arguments start at `first`
+local function complete(first)
   local deleting = folded_delete_request(first, searching.now, retention, outcome_most)
   local result = plain_delete(deleting, ctx)
   if result == nil then
@@ -128,6 +135,21 @@ for first = ENTRIES, #ARGV, ENTRY_ARGUMENTS do
       memory[#memory + 1] = cjson.encode({ r = result, k = reply[2], i = reply[3], f = reply[5], d = reply[6],
         m = reply[7], b = reply[8], c = ctx.claimed })
     end
+  end
+end
+
+-- the entries run until the call has run its step (include/step.lua), the
+-- first always; those left are answered 'later' and come again in the next
+-- call. A call of one entry reads no clock here.
+if ENTRIES + ENTRY_ARGUMENTS <= #ARGV then step_spent() end -- a second entry: the clock starts
+local later = false
+for first = ENTRIES, #ARGV, ENTRY_ARGUMENTS do
+  later = later or (#replies > 0 and step_spent())
+  if later then
+    replies[#replies + 1] = { 'later' }
+    memory[#memory + 1] = '{"l":1}'
+  else
+    complete(first)
   end
 end
 replies[#replies + 1] = { 'counts', ctx.emitted, ctx.halted }
