@@ -1,6 +1,7 @@
 // What a benchmark row costs Redis: the slowest single command (SLOWLOG) and
 // how many scripts ran (INFO commandstats), and a client that counts the
 // engine's scripts by name (the approach of conformance/harness/counting.ts).
+import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { scripts } from '../../../dist/engine/lua/scripts.js';
 
@@ -60,6 +61,41 @@ const LOG_LENGTH = 2_000;
 const READ_EVERY = 100;
 
 /**
+ * The probe: a script of fixed work (a loop, no keys), run every PROBE_EVERY_MS
+ * beside a row on a connection of its own, timed inside Redis (TIME before
+ * and after the loop). Its work never changes, so what it took beyond its
+ * median is time Redis did not run while a script ran: the host's share of
+ * any script's figure. About 0.2 ms a run: 1 % of Redis's time.
+ */
+const PROBE = `local before = redis.call('TIME')
+local sum = 0
+for index = 1, 5000 do sum = sum + index % 7 end
+local after = redis.call('TIME')
+return (after[1] - before[1]) * 1000000 + (after[2] - before[2])`;
+const PROBE_EVERY_MS = 20;
+const PROBE_SHA = createHash('sha1').update(PROBE).digest('hex');
+
+/** probeWhile runs the probe until `done` resolves and returns its times (µs), sorted. */
+async function probeWhile(redis, done) {
+  const client = redis.duplicate();
+  await client.script('LOAD', PROBE);
+  const times = [];
+  let finished = false;
+  void done.finally(() => {
+    finished = true;
+  });
+  try {
+    while (!finished) {
+      times.push(Number(await client.evalsha(PROBE_SHA, 0)));
+      await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
+    }
+  } finally {
+    await client.quit();
+  }
+  return times.sort((a, b) => a - b);
+}
+
+/**
  * slowest watches the SLOWLOG while `action` runs and returns its result with
  * `worst`, what the scripts Redis ran meanwhile cost:
  * - `us` and `name`: the slowest single script (`name` is the engine script's
@@ -72,15 +108,26 @@ const READ_EVERY = 100;
  *   long Redis stood still now and then, whatever it ran;
  * - `byName`: the slowest of each script, `scripts`: how many ran (INFO
  *   commandstats), `lost` when the log overflowed between two reads (the
- *   figures may then miss some).
- * Redis logs the commands a script calls too; only scripts count here.
+ *   figures may then miss some);
+ * - `probe`: the median and slowest run of the probe (PROBE) meanwhile.
+ * Redis logs the commands a script calls too; only scripts count here, and
+ * not the probe.
  */
 export async function slowest(redis, action) {
   const previous = await redis.config('GET', 'slowlog-*');
   await redis.config('SET', 'slowlog-log-slower-than', THRESHOLD_US, 'slowlog-max-len', LOG_LENGTH);
   await redis.slowlog('RESET');
   const durations = [];
-  const worst = { us: 0, name: '', p999: 0, stall: 0, byName: new Map(), lost: false, scripts: 0 };
+  const worst = {
+    us: 0,
+    name: '',
+    p999: 0,
+    stall: 0,
+    byName: new Map(),
+    lost: false,
+    scripts: 0,
+    probe: { median: 0, max: 0 },
+  };
   let lastId = -1;
   // never RESET while the row runs: what arrived between a read and a reset would be lost
   const read = async () => {
@@ -95,7 +142,7 @@ export async function slowest(redis, action) {
       const command = String(args[0]).toLowerCase();
       const us = Number(duration);
       if (constantTime.has(command)) worst.stall = Math.max(worst.stall, us);
-      if (!scriptCommands.has(command)) continue;
+      if (!scriptCommands.has(command) || String(args[1]) === PROBE_SHA) continue;
       const name = scriptName(command, String(args[1]));
       durations.push(us);
       worst.byName.set(name, Math.max(us, worst.byName.get(name) ?? 0));
@@ -107,14 +154,19 @@ export async function slowest(redis, action) {
     reading = reading.then(read);
   }, READ_EVERY);
   const before = await scriptCalls(redis);
+  let stopProbe = () => {};
+  const probing = probeWhile(redis, new Promise((resolve) => (stopProbe = resolve)));
   try {
     const result = await action();
     return { result, worst };
   } finally {
+    stopProbe();
+    const times = await probing;
+    worst.probe = { median: times[Math.floor(times.length / 2)] ?? 0, max: times.at(-1) ?? 0 };
     clearInterval(timer);
     await reading;
     await read();
-    worst.scripts = (await scriptCalls(redis)) - before;
+    worst.scripts = (await scriptCalls(redis)) - before - times.length;
     // the k-th slowest of all scripts, where k is a thousandth of them
     const rank = Math.max(1, Math.ceil(worst.scripts / 1000));
     worst.p999 = durations.sort((a, b) => b - a)[rank - 1] ?? 0;
