@@ -1,11 +1,11 @@
 import type { Engine } from '../lib/engine/engine.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
-import { useQueue } from './harness/queue.js';
+import { createMany, useQueue, type TestQueue } from './harness/queue.js';
 
-// exists, lister and engine.tasks() pass over a record without decoding it
-// when it cannot hold a value the query asks for exactly (include/has.lua
-// may_match). Records written by something else may spell their strings in
+// exists, lister, engine.tasks() and the filling of a filter's pool pass over
+// a record without decoding it when it cannot hold a value the query asks for
+// exactly (include/has.lua may_match). Records written by something else may spell their strings in
 // any way JSON allows; each such spelling is still matched as decoded
 // (semantics 1.10, 2), and a record the check passes over never matches.
 
@@ -13,6 +13,13 @@ const queue = useQueue('2023-10-20T00:00:01Z');
 
 /** an id whose creation instant is 2023-10-20T00:00:00Z */
 const idOf = (n: number) => `1697760000000-${String(n).padStart(12, '0')}`;
+
+/** the id of the one filter the queue knows */
+async function onlyFilter(q: TestQueue): Promise<string> {
+  const filters = await q.redis.hkeys(`${q.prefix}:filters`);
+  expect(filters).toHaveLength(1);
+  return filters[0] ?? '';
+}
 
 /** the ids a query finds through lister, exists and the tasks page of every state */
 async function found(
@@ -142,6 +149,28 @@ describe('records spelled in any way JSON allows', () => {
     await q.redis.hset(`${q.prefix}:tasks`, idOf(2), '{"meta":{"k":"v"}}');
     expect(await eon.exists({ core: { '*': idOf(2) }, meta: { k: 'v' } })).toBe(true);
     expect(await eon.exists({ core: { '*': idOf(3) }, meta: { k: 'v' } })).toBe(false);
+  });
+
+  it("fills a new filter's pool with tasks whose records another program spelled with escapes", async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    // more than one search walks: the filter gets a pool, filled from the queue
+    await createMany(q, 300, (index) => ({ meta: { k: 'other', n: String(index) } }));
+    const escaped = await eon.create({ meta: { k: 'v', n: 'escaped' } });
+    await eon.create({ meta: { k: 'v', n: 'plain' } });
+    await eon.create({ meta: { k: 'w', n: 'not wanted' } });
+    await q.redis.hset(
+      `${q.prefix}:tasks`,
+      escaped.core?.[Label.Object] ?? '',
+      '{"meta":{"k":"\\u0076","n":"escaped"}}',
+    );
+    const claimed: string[] = [];
+    for (let task = await eon.search({ meta: { k: 'v' } }); task !== undefined;) {
+      claimed.push(task.meta?.['n'] ?? '');
+      task = await eon.search({ meta: { k: 'v' } });
+    }
+    expect(claimed).toEqual(['escaped', 'plain']);
+    expect(await q.redis.hget(`${q.prefix}:filter-pools`, await onlyFilter(q))).toBe('');
   });
 
   it('finds tasks the engine rewrote (claimed: core labels with slashes) among many it passes over', async () => {
