@@ -173,6 +173,36 @@ describe('records spelled in any way JSON allows', () => {
     expect(await q.redis.hget(`${q.prefix}:filter-pools`, await onlyFilter(q))).toBe('');
   });
 
+  it.each([
+    ['exact', { tenant: 't1', stage: 'done' }],
+    ['with a pattern', { tenant: 't1', 'st*': 'done' }],
+  ])(
+    'finds the witness of a new root (%s) in a record another program spelled with escapes, stored before',
+    async (_, root) => {
+      const q = queue();
+      const eon = q.engine('eon');
+      // due long after the test: never claimed, so its record stays as written
+      const cron = { [Label.Exact]: '2099-01-01T00:00:00Z' };
+      const witness = await eon.create({ cron, meta: { tenant: 't1', stage: 'done' } });
+      await q.redis.hset(
+        `${q.prefix}:tasks`,
+        witness.core?.[Label.Object] ?? '',
+        `{"cron":${JSON.stringify(cron)},"meta":{"\\u0074enant":"\\u00741","stage":"d\\u006fne"}}`,
+      );
+      // more than one script reads: the root's jobs go on in the searches
+      await createMany(q, 300, (index) => ({ meta: { tenant: 't2', n: String(index) } }));
+      const leaf = await eon.create({ meta: { kind: 'leaf' }, root });
+      const claimed: string[] = [];
+      for (let task = await eon.search(); task !== undefined; task = await eon.search()) {
+        claimed.push(task.core?.[Label.Object] ?? '');
+        await eon.delete(task);
+      }
+      expect(claimed).toHaveLength(300);
+      expect(claimed).not.toContain(leaf.core?.[Label.Object]);
+      expect(await eon.exists({ meta: { kind: 'leaf' } })).toBe(false);
+    },
+  );
+
   it('finds tasks the engine rewrote (claimed: core labels with slashes) among many it passes over', async () => {
     const q = queue();
     const eon = q.engine('eon');

@@ -88,6 +88,13 @@ local function matches(task, query)
     and satisfied(task.sync, query.sync)
 end
 
+-- quoted: a string as JSON spells it when it has no escape, or nil when JSON
+-- escapes or may escape some character of it ('/' is '\/' in cjson)
+local function quoted(text)
+  if string.find(text, '[%z\1-\31"\\/]') then return nil end
+  return '"' .. text .. '"'
+end
+
 -- spelled_values: strings a stored record must contain to match the query,
 -- each an exact value the query asks of a map the stored form writes as it
 -- is, quoted as JSON spells it (core and node are left out: the stored form
@@ -97,19 +104,17 @@ local function spelled_values(query)
   local spelled = {}
   for _, name in ipairs({ 'cron', 'gate', 'meta', 'root', 'sync' }) do
     for _, value in pairs(query[name] or {}) do
-      if value ~= '*' and not string.find(value, '[%z\1-\31"\\/]') then
-        spelled[#spelled + 1] = '"' .. value .. '"'
-      end
+      if value ~= '*' then spelled[#spelled + 1] = quoted(value) end
     end
   end
   return spelled
 end
 
 -- may_match: false when a record cannot match a query, told without decoding
--- it from the query's spelled_values. In a record whose only escapes are '\/'
--- (or none), every other character of a string is written as it is, so a
--- record without a spelled value has no label with that value. A record with
--- other escapes is decoded.
+-- it from the query's spelled_values (or any strings it must hold, quoted). In
+-- a record whose only escapes are '\/' (or none), every other character of a
+-- string is written as it is, so a record without a spelled value has no
+-- label (or key) with that value. A record with other escapes is decoded.
 local function may_match(json, spelled)
   if #spelled == 0 then return true end
   local find, byte = string.find, string.byte

@@ -191,8 +191,11 @@ local function roots()
     local reply = redis.call('HSCAN', K['tasks'], job.c, 'COUNT', math.min(left, JOB_BATCH))
     job.c = reply[1]
     local entries = reply[2]
+    -- a record that does not name the key is passed over undecoded (has.lua)
+    local spelled = { quoted(job.key) }
     for index = 1, #entries, 2 do
-      local task = decode_scanned(entries[index], entries[index + 1])
+      local json = entries[index + 1]
+      local task = may_match(json, spelled) and decode_scanned(entries[index], json) or nil
       local value = task ~= nil and task.meta ~= nil and task.meta[job.key] or nil
       if value ~= nil then
         redis.call('ZADD', K['meta-tasks'], 0, pair_code(job.key, value) .. '\0' .. entries[index])
@@ -237,8 +240,11 @@ local function roots()
     local reply = redis.call('HSCAN', K['tasks'], job.c, 'COUNT', math.min(left, JOB_BATCH))
     job.c = reply[1]
     local entries = reply[2]
+    -- a record without a value the root asks for exactly is passed over undecoded (has.lua)
+    local spelled = spelled_values({ meta = info.r })
     for index = 1, #entries, 2 do
-      local task = entries[index] ~= job.x and decode_scanned(entries[index], entries[index + 1]) or nil
+      local id, json = entries[index], entries[index + 1]
+      local task = id ~= job.x and may_match(json, spelled) and decode_scanned(id, json) or nil
       if task ~= nil and has(task.meta, info.r) then
         witness(job.g, entries[index])
         return true, left - 1
