@@ -177,7 +177,7 @@ function render(results, depths, rounds) {
         `lowest: ${number(worstRatio.ratio, 2)} × (${worstRatio.row})` +
           (worstRatio.floor === undefined
             ? ''
-            : `; the same records read by HSCAN alone: ${number(worstRatio.floor, 2)} ×`),
+            : `; the same records read alone, nothing decoded: ${number(worstRatio.floor, 2)} ×`),
         worstRatio.ratio >= RATIO_LEAST ? 'met' : 'missed',
       ],
       [
