@@ -100,44 +100,6 @@ end
 read_parked(slot_keys, ctx)
 read_plain(ctx)
 
--- complete: the delete and the search of the entry whose arguments start at `first`
-local function complete(first)
-  local deleting = folded_delete_request(first, searching.now, retention, outcome_most)
-  local result = plain_delete(deleting, ctx)
-  if result == nil then
-    ctx.op = 'delete'
-    result = general().delete(deleting, ctx)
-    ctx.op = nil
-    -- the general path may have stored what a plain search must not pass over
-    ctx.plain_queue, ctx.plain_candidates = nil, nil
-  end
-  if type(result) == 'table' then
-    replies[#replies + 1] = { 'error', result.err }
-    memory[#memory + 1] = cjson.encode({ e = result.err })
-  else
-    local at = first + FOLDED_ARGUMENTS
-    read_filters(searching, ARGV[at], ARGV[at + 1])
-    searching.slot, searching.park_until = ARGV[at + 2], ARGV[at + 3]
-    searching.floor = string.match(ARGV[at + 4], '^(%d+)')
-    searching.base = string.match(ARGV[at + 4], ':(%d+)$')
-    searching.skip = id_set(ARGV[at + 5], {})
-    ctx.claimed = nil
-    local plain = plain_search(searching, ctx)
-    if plain ~= nil then
-      replies[#replies + 1] = { result, unpack(plain) }
-      -- what the replay of a claim reads; every part is digits, ids or words
-      memory[#memory + 1] = '{"r":' .. (result == 2 and '2' or '1') .. ',"k":"task","i":"' .. plain[2] .. '","f":"' .. plain[4]
-        .. '","c":"' .. ctx.claimed .. '"}'
-    else
-      local reply = { result, general().search(searching, ctx) }
-      ctx.plain_queue, ctx.plain_candidates = nil, nil
-      replies[#replies + 1] = reply
-      memory[#memory + 1] = cjson.encode({ r = result, k = reply[2], i = reply[3], f = reply[5], d = reply[6],
-        m = reply[7], b = reply[8], c = ctx.claimed })
-    end
-  end
-end
-
 -- the entries run until the call has run its step (include/step.lua), the
 -- first always; those left are answered 'later' and come again in the next
 -- call. A call of one entry reads no clock here.
@@ -149,7 +111,41 @@ for first = ENTRIES, #ARGV, ENTRY_ARGUMENTS do
     replies[#replies + 1] = { 'later' }
     memory[#memory + 1] = '{"l":1}'
   else
-    complete(first)
+    -- the entry's delete, then its search
+    local deleting = folded_delete_request(first, searching.now, retention, outcome_most)
+    local result = plain_delete(deleting, ctx)
+    if result == nil then
+      ctx.op = 'delete'
+      result = general().delete(deleting, ctx)
+      ctx.op = nil
+      -- the general path may have stored what a plain search must not pass over
+      ctx.plain_queue, ctx.plain_candidates = nil, nil
+    end
+    if type(result) == 'table' then
+      replies[#replies + 1] = { 'error', result.err }
+      memory[#memory + 1] = cjson.encode({ e = result.err })
+    else
+      local at = first + FOLDED_ARGUMENTS
+      read_filters(searching, ARGV[at], ARGV[at + 1])
+      searching.slot, searching.park_until = ARGV[at + 2], ARGV[at + 3]
+      searching.floor = string.match(ARGV[at + 4], '^(%d+)')
+      searching.base = string.match(ARGV[at + 4], ':(%d+)$')
+      searching.skip = id_set(ARGV[at + 5], {})
+      ctx.claimed = nil
+      local plain = plain_search(searching, ctx)
+      if plain ~= nil then
+        replies[#replies + 1] = { result, unpack(plain) }
+        -- what the replay of a claim reads; every part is digits, ids or words
+        memory[#memory + 1] = '{"r":' .. (result == 2 and '2' or '1') .. ',"k":"task","i":"' .. plain[2] .. '","f":"' .. plain[4]
+          .. '","c":"' .. ctx.claimed .. '"}'
+      else
+        local reply = { result, general().search(searching, ctx) }
+        ctx.plain_queue, ctx.plain_candidates = nil, nil
+        replies[#replies + 1] = reply
+        memory[#memory + 1] = cjson.encode({ r = result, k = reply[2], i = reply[3], f = reply[5], d = reply[6],
+          m = reply[7], b = reply[8], c = ctx.claimed })
+      end
+    end
   end
 end
 replies[#replies + 1] = { 'counts', ctx.emitted, ctx.halted }
