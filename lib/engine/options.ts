@@ -67,7 +67,8 @@ export interface EngineOptions {
   /**
    * How long, in ms, one step of a script that walks the queue (a search past
    * tasks it cannot take, a filter's pool filling, obsolete leaves, a page of
-   * a listing) may run before it stops and the engine runs the next step:
+   * a listing, a worker's folded completions) may run before it stops and the
+   * engine runs the next step:
    * Redis runs nothing else while a script runs, and at 1M tasks a record
    * read costs several times what it costs at 1k. Each step also has a count
    * limit; 0 leaves the count alone. Between 0 and 1,000, fractions allowed.
