@@ -99,7 +99,7 @@ end
 -- each an exact value the query asks of a map the stored form writes as it
 -- is, quoted as JSON spells it (core and node are left out: the stored form
 -- drops the object id and a default node). Left out too: '*', which any value
--- matches, and a value JSON escapes or may escape ('/' is '\/' in cjson).
+-- matches, and a value `quoted` cannot spell.
 local function spelled_values(query)
   local spelled = {}
   for _, name in ipairs({ 'cron', 'gate', 'meta', 'root', 'sync' }) do
