@@ -8,7 +8,10 @@
 // Starts redis-server under callgrind on a free loopback port, creates the
 // tasks one at a time (the create script), then lets a Worker of one slot with
 // a no-op handler work them off (one delete-search call a task), and prints
-// the instructions Redis executed per task in each phase, a warm-up left out.
+// the instructions Redis executed per task in each phase, a warm-up left out;
+// last, the same Worker parked on the empty queue and tasks created one at a
+// time, each once the previous was ensured (the wake-up path: the create, the
+// woken slot's search, and its delete-search that parks it again).
 // Needs valgrind (Debian package valgrind). Not part of `npm test`.
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -58,10 +61,14 @@ try {
   });
   await work(engine, warm);
   const completions = await counted(() => work(engine, count));
+  const producer = new Engine({ redis: url, queue: 'instructions', worker: 'producer' });
+  const wakeups = await wakeUps(engine, producer, count);
+  await producer.close();
   await engine.close();
   console.log(`Redis instructions per task (callgrind), ${count} tasks, one at a time:`);
   console.log(`  create                   ${format(creates / count)}`);
   console.log(`  delete-search (1 slot)   ${format(completions / count)}`);
+  console.log(`  wake-up (all three)      ${format(wakeups / count)}`);
 } finally {
   server.kill('SIGKILL');
   for (const file of readdirSync(tmpdir())) {
@@ -104,6 +111,34 @@ async function work(engine, tasks) {
   await worker.start();
   await finished;
   await worker.stop();
+}
+
+/**
+ * wakeUps parks a one-slot Worker on the empty queue and creates `tasks`
+ * tasks one at a time, each once the previous was ensured; returns the
+ * instructions Redis executed for them (a warm-up left out).
+ */
+async function wakeUps(engine, producer, tasks) {
+  let ensured;
+  const worker = new Worker(engine, [{ filter: () => true, ensure: () => Promise.resolve() }], {
+    concurrency: 1,
+    background: false,
+    pollInterval: 60_000,
+  });
+  // emitted once the slot's delete-search answered: the slot parked again
+  worker.on('task:ensured', () => ensured?.());
+  await worker.start();
+  const oneAtATime = async (n) => {
+    const done = new Promise((resolve) => (ensured = resolve));
+    await producer.create({ meta: { n: String(n) } });
+    await done;
+  };
+  for (let n = 0; n < warm; n++) await oneAtATime(n);
+  const total = await counted(async () => {
+    for (let n = 0; n < tasks; n++) await oneAtATime(n);
+  });
+  await worker.stop();
+  return total;
 }
 
 function format(value) {

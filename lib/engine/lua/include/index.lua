@@ -558,11 +558,18 @@ end
 -- worker the share gate lets take one more task; returns their keys
 local function wake_slots(ctx)
   if #ctx.claimable == 0 or redis.call('EXISTS', K['parked-slots']) == 0 then return {} end
-  local n = candidates(ctx.now)
+  local n = nil -- counted when first needed
   local granted = {}
   local function may_take(worker)
     local own, workers, before = share_inputs(worker, js_key(worker), ctx)
     own = own + (granted[worker] or 0)
+    -- alone among the owners and owning nothing, its share is every
+    -- candidate, and the task that woke it is one: no need to count them
+    if workers == 1 and own == 0 then
+      granted[worker] = 1
+      return true
+    end
+    n = n or candidates(ctx.now)
     local share = math.floor(n / workers)
     if before < n % workers then share = share + 1 end
     if share - own <= 0 then return false end

@@ -55,6 +55,7 @@ local function stored_owners(ctx)
 end
 
 local function stored_own_of(worker, reads)
+  if reads.count == 0 then return 0 end -- nobody owns anything: no count to read
   local own = reads.own[worker]
   if own == nil then
     own = tonumber(redis.call('HGET', K['owners'], worker) or '0')
@@ -68,9 +69,9 @@ end
 -- them sort before self, with the changes this script has not written yet.
 local function share_inputs(worker, self_key, ctx)
   local reads = stored_owners(ctx)
+  if reads.count == nil then reads.count = redis.call('HLEN', K['owners']) end
   local stored_own = stored_own_of(worker, reads)
   local own = stored_own + (ctx.owners[worker] or 0)
-  if reads.count == nil then reads.count = redis.call('HLEN', K['owners']) end
   local workers = reads.count
   if stored_own >= 1 then workers = workers - 1 end
   local before = 0
