@@ -16,6 +16,8 @@
 //                  1 with --quick)
 // BENCH_RENICE=<n> runs the embedded Redis at that nice value (say -15, as root;
 // compare.js too): on a shared machine a script is then interrupted less often.
+// BENCH_SHOW_OVER=<µs> prints each script of an adversarial row that took that
+// long or longer (SLOWLOG), with its arguments: which step of which call it was.
 import { Engine, Label } from '../../dist/index.js';
 import { adversarialSection } from './lib/adversarial.js';
 import { rows as adversarialRows } from './lib/adversarial-rows.js';

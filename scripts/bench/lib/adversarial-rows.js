@@ -435,4 +435,41 @@ export const rows = [
       };
     },
   },
+  {
+    name: 'tasks page, all match',
+    setup:
+      '`engine.tasks({ state: claimable, query, limit: 1000 })` with a query every task matches, page after page from the first: 1,000 tasks a page (500 a script at most, 256 KiB of records, or the 2 ms stepTime), until 100,000 tasks are listed (at 1k the whole listing again and again, at 1M its first 100 pages): what paging through a state costs per task listed',
+    unit: 'tasks listed/s',
+    async run(queue) {
+      const counting = queue.counting();
+      const engine = queue.engine({ worker: 'reader', redis: counting.client });
+      const wanted = 100_000;
+      let listed = 0;
+      let pages = 0;
+      const ms = await timed(async () => {
+        let cursor;
+        let pass = 0; // listed since the listing last began
+        while (listed < wanted) {
+          pages++;
+          const page = await engine.tasks({
+            state: 'claimable',
+            query: { meta: { kind: 'a' } },
+            limit: 1_000,
+            cursor,
+          });
+          listed += page.tasks.length;
+          pass += page.tasks.length;
+          cursor = page.cursor;
+          if (cursor === undefined) {
+            if (pass === 0) throw new Error('tasks() listed no task where all match');
+            pass = 0;
+          }
+        }
+      });
+      return {
+        ops: listed / (ms / 1000),
+        also: `${number(pages)} pages, ${number(counting.counts.get('page') / pages, 2)} scripts a page`,
+      };
+    },
+  },
 ];

@@ -95,6 +95,9 @@ async function probeWhile(redis, done) {
   return times.sort((a, b) => a - b);
 }
 
+/** BENCH_SHOW_OVER=<µs>: print each script of a row that took that long or longer, with its arguments. */
+const SHOW_OVER_US = Number(process.env.BENCH_SHOW_OVER ?? 0);
+
 /**
  * slowest watches the SLOWLOG while `action` runs and returns its result with
  * `worst`, what the scripts Redis ran meanwhile cost:
@@ -145,6 +148,13 @@ export async function slowest(redis, action) {
       if (!scriptCommands.has(command) || String(args[1]) === PROBE_SHA) continue;
       const name = scriptName(command, String(args[1]));
       durations.push(us);
+      if (SHOW_OVER_US > 0 && us >= SHOW_OVER_US)
+        console.log(
+          `slow: ${us} µs ${name} ${args
+            .slice(5)
+            .map((arg) => String(arg).slice(0, 40))
+            .join(' | ')}`,
+        );
       worst.byName.set(name, Math.max(us, worst.byName.get(name) ?? 0));
       if (us > worst.us) Object.assign(worst, { us, name });
     }
