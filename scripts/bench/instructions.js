@@ -100,17 +100,22 @@ async function work(engine, tasks) {
   let ensured = 0;
   let done;
   const finished = new Promise((resolve) => (done = resolve));
-  const worker = new Worker(engine, [{ filter: () => true, ensure: () => Promise.resolve() }], {
-    concurrency: 1,
-    background: false,
-    pollInterval: 60_000,
-  });
+  const worker = oneSlotWorker(engine);
   worker.on('task:ensured', () => {
     if (++ensured === tasks) done();
   });
   await worker.start();
   await finished;
   await worker.stop();
+}
+
+/** oneSlotWorker: a Worker of one slot whose handler does nothing. */
+function oneSlotWorker(engine) {
+  return new Worker(engine, [{ filter: () => true, ensure: () => Promise.resolve() }], {
+    concurrency: 1,
+    background: false,
+    pollInterval: 60_000,
+  });
 }
 
 /**
@@ -120,11 +125,7 @@ async function work(engine, tasks) {
  */
 async function wakeUps(engine, producer, tasks) {
   let ensured;
-  const worker = new Worker(engine, [{ filter: () => true, ensure: () => Promise.resolve() }], {
-    concurrency: 1,
-    background: false,
-    pollInterval: 60_000,
-  });
+  const worker = oneSlotWorker(engine);
   // emitted once the slot's delete-search answered: the slot parked again
   worker.on('task:ensured', () => ensured?.());
   await worker.start();

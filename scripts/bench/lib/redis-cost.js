@@ -150,8 +150,9 @@ export async function slowest(redis, action) {
       durations.push(us);
       if (SHOW_OVER_US > 0 && us >= SHOW_OVER_US)
         console.log(
+          // the script's arguments: after the command, its name, the key count and the key
           `slow: ${us} µs ${name} ${args
-            .slice(5)
+            .slice(4)
             .map((arg) => String(arg).slice(0, 40))
             .join(' | ')}`,
         );
