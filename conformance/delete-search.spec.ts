@@ -89,6 +89,24 @@ describe('deleteThenSearch (complete and claim, several at once)', () => {
     return { outcomes, queue };
   }
 
+  it('keeps a queue’s meta listing (metaIndexes) as delete and search do', async () => {
+    const { outcomes } = await both(
+      async (q, eon) => {
+        expect(await eon.exists({ meta: { n: 'x' } })).toBe(false); // the queue lists n from now on
+        for (const n of ['a', 'b', 'c', 'd']) await eon.create({ meta: { n } });
+        const a = await eon.search();
+        const b = await eon.search();
+        return [{ copy: a! }, { copy: b! }];
+      },
+      { metaIndexes: ['n'] },
+    );
+    expect(outcomes.map((outcome) => outcome.deleted && outcome.next?.meta)).toEqual([
+      { n: 'c' },
+      { n: 'd' },
+    ]);
+    expect(await batched().redis.zcard(`${batched().prefix}:meta-tasks`)).toBe(2);
+  });
+
   it('deletes each task and claims the next one, in order, for every completion', async () => {
     const { outcomes, queue } = await both(async (q, eon) => {
       for (const n of ['a', 'b', 'c', 'd']) await eon.create({ meta: { n } });

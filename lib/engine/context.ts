@@ -37,6 +37,10 @@ export interface EngineContext {
   layoutCheck: Promise<void> | undefined;
   /** True once the queue's layout was read and found to be ours (or not yet written). */
   layoutChecked: boolean;
+  /** The listing of the queue's tasks by the metaIndexes keys: under way (meta-index.ts). */
+  metaIndexesListing: Promise<void> | undefined;
+  /** True once the queue listed its tasks by every metaIndexes key. */
+  metaIndexesListed: boolean;
   /** Called by close() before the connection closes: workers running on this engine stop with it. */
   readonly closeHooks: Set<(reason: Error) => Promise<void>>;
   /** How to reject the script calls waiting for Redis, when the engine closes (connections it opened). */
@@ -65,6 +69,8 @@ export function createEngineContext(options: ResolvedEngineOptions): EngineConte
     closed: false,
     layoutCheck: undefined,
     layoutChecked: false,
+    metaIndexesListing: undefined,
+    metaIndexesListed: false,
     closeHooks: new Set(),
     pending: new Set(),
     watcher: undefined,

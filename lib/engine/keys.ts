@@ -56,8 +56,9 @@ export const keyNames = [
   'children', // zset (lex): `<template id><child id>`
   'gates', // zset (lex): `<gate key>\0<template id>` of gate templates
   'gate-templates', // zset (lex): ids of gate templates
-  'watched', // hash: meta key -> '1' (listed in meta-tasks) or 'k' (being listed) once an exact root named it
+  'watched', // hash: meta key -> '1' (listed in meta-tasks) or 'k' (being listed) once an exact root or metaIndexes named it
   'meta-tasks', // zset (lex): `<encoded pair>\0<id>` of each task whose meta has the pair, for watched keys
+  'meta-indexes', // hash: meta key -> '1' for each key an engine's metaIndexes option declared (kept while no root needs it)
   'roots', // hash: group id -> `{"a": anchor pair, "r": root}` of each root some leaf has
   'root-leaves', // zset (lex): `<group id>\0<leaf id>` of each leaf
   'root-anchors', // zset (lex): `<encoded pair>\0<group id>` of each group of an exact root

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { systemClock, type Clock } from '../clock.js';
 import { describe, reason } from '../task/describe.js';
+import { isExactKey } from '../matcher/pattern.js';
 import { limits } from '../task/limits.js';
 
 /** EngineOptions configures an Engine; every option has a default. */
@@ -75,6 +76,17 @@ export interface EngineOptions {
    * @defaultValue 2
    */
   stepTime?: number;
+  /**
+   * Meta keys this engine's `exists` and `lister` look up by an exact value:
+   * the queue lists its tasks under each value of these keys (a zset entry a
+   * task and key, kept by every write from then on), so a query that asks an
+   * exact value of one reads the tasks that hold it instead of every record.
+   * The first `exists` or `lister` of the engine lists the tasks stored
+   * before, in bounded steps. The queue keeps the listing once any engine
+   * asked for it. Exact keys (no `*` at either end), at most 64.
+   * @defaultValue none
+   */
+  metaIndexes?: readonly string[];
 }
 
 /** engineDefaults holds the default of each option that has a constant one. */
@@ -104,6 +116,7 @@ export interface ResolvedEngineOptions {
   readonly clock: Clock;
   readonly clockSkew: number;
   readonly stepTime: number;
+  readonly metaIndexes: readonly string[];
 }
 
 /**
@@ -115,7 +128,7 @@ export interface ResolvedEngineOptions {
  * `limits.valueBytes` bytes (it is a label value). `expiry` and `cleanup` must
  * be positive integers up to maxDurationMs, `clock` a function and
  * `clockSkew` a non-negative integer up to the longest expiry, `stepTime` a
- * number from 0 to 1,000. Otherwise
+ * number from 0 to 1,000, `metaIndexes` an array of exact label keys. Otherwise
  * it throws a TypeError
  * naming the option. It reads REDIS_URL when it runs, never at import.
  */
@@ -130,6 +143,7 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
   const outcomeRetention = given.outcomeRetention ?? engineDefaults.outcomeRetention;
   const outcomeLimit = given.outcomeLimit ?? engineDefaults.outcomeLimit;
   const stepTime = given.stepTime ?? engineDefaults.stepTime;
+  const metaIndexes = readMetaIndexes(given.metaIndexes ?? []);
   requireName('queue', queue, limits.keyBytes);
   // `{<queue>}` is the Redis Cluster hash tag of the queue's keys: a `}` would
   // end it early, and a leading one would leave it empty (keys in many slots)
@@ -179,6 +193,7 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
     clock,
     clockSkew,
     stepTime,
+    metaIndexes,
   });
 }
 
@@ -201,6 +216,7 @@ function readOptions(options: unknown): EngineOptions {
       'clock',
       'clockSkew',
       'stepTime',
+      'metaIndexes',
     ] as const;
     return Object.fromEntries(names.map((name) => [name, source[name]]));
   } catch (error) {
@@ -265,4 +281,31 @@ function requireCount(name: string, value: unknown, min: 0 | 1, max: number): vo
       `Engine option "${name}" must be an integer from ${min} to ${max.toLocaleString('en-US')}; got ${describe(value)}`,
     );
   }
+}
+
+/** The most meta keys one engine may ask the queue to list (each costs every write that has it). */
+export const maxMetaIndexes = 64;
+
+/**
+ * readMetaIndexes checks the metaIndexes option: an array of at most
+ * maxMetaIndexes well-formed label keys without a `*` at either end (a
+ * pattern names no one key to list by); returns them once each, frozen.
+ */
+function readMetaIndexes(value: unknown): readonly string[] {
+  if (!Array.isArray(value) || value.length > maxMetaIndexes) {
+    throw new TypeError(
+      `Engine option "metaIndexes" must be an array of at most ${maxMetaIndexes} meta keys; got ${describe(value)}`,
+    );
+  }
+  const keys = new Set<string>();
+  for (const key of value as unknown[]) {
+    requireName('metaIndexes', key, limits.keyBytes);
+    if (!isExactKey(key)) {
+      throw new TypeError(
+        `Engine option "metaIndexes" names meta keys, not patterns: ${describe(key)} starts or ends with "*"`,
+      );
+    }
+    keys.add(key);
+  }
+  return Object.freeze([...keys]);
 }

@@ -34,6 +34,9 @@ export async function repairQueue(context: EngineContext): Promise<RepairReport>
   await runUnchecked(context, 'repairStart', [layoutVersion]);
   context.layoutCheck = undefined;
   context.layoutChecked = true;
+  // the declared meta keys are listed anew: this engine's next listing waits for it
+  context.metaIndexesListing = undefined;
+  context.metaIndexesListed = false;
   const report: RepairReport = { tasks: 0, skipped: 0, steps: 1 };
   let cursor = '0';
   do {

@@ -3,6 +3,7 @@ import { Label } from '../task/label.js';
 import type { Task } from '../task/task.js';
 import { validateExists, validateLister } from '../task/validate.js';
 import { assertOpen, type EngineContext } from './context.js';
+import { listMetaIndexes } from './meta-index.js';
 import { run } from './run.js';
 
 /**
@@ -12,7 +13,8 @@ import { run } from './run.js';
  * steps, each task read atomically. A record that cannot hold a value the
  * query asks for exactly is passed over without decoding it (include/has.lua
  * may_match): 500 such records cost Redis about 1 ms at 1M (`npm run bench`,
- * adversarial depth, lister page).
+ * adversarial depth, lister page). A query that asks an exact value of a key
+ * the queue lists (metaIndexes) reads only the tasks listed under it.
  */
 export const scanBudget = 500;
 
@@ -45,6 +47,7 @@ async function scan(
   found: (task: Task) => void,
 ): Promise<void> {
   const json = encodeTask(query);
+  await listMetaIndexes(context);
   let cursor = '0';
   do {
     const [next = '0', ...matches] = (await run(context, 'scan', [

@@ -8,7 +8,8 @@
   answers of idempotent writes (requests, requests-sweep), the filters the
   queue knows (filters, filter-seen; their pools go and are made anew), the
   sweep cursor, the events stream (tail's history), the outcomes and failed
-  attempts. spec/engine/repair.spec.ts checks that this list and the
+  attempts, and the meta keys engines declared (meta-indexes), which jobs
+  list anew (include/roots.lua). spec/engine/repair.spec.ts checks that this list and the
   one below name every key of lib/engine/keys.ts.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
@@ -17,6 +18,11 @@
   Returns  1
   Errors   none
 ]]
+--- @include "task"
+--- @include "step"
+--- @include "has"
+--- @include "roots"
+
 redis.call('UNLINK', K['ready'], K['ready-cron'], K['ready-uni'], K['targets'], K['waiting'], K['promoted'],
   K['due'], K['leases'], K['owners'], K['owner-order'], K['holders'], K['broadcast'], K['halted'],
   K['retention'], K['templates'], K['ticker-check'], K['children'], K['gates'], K['gate-templates'],
@@ -24,4 +30,6 @@ redis.call('UNLINK', K['ready'], K['ready-cron'], K['ready-uni'], K['targets'], 
   K['witnesses'], K['obsolete-groups'], K['root-jobs'], K['filter-pools'], K['ready-filtered'],
   K['parked'], K['parked-slots'], K['parked-workers'])
 redis.call('SET', K['layout'], ARGV[1])
+-- as many keys as engines' metaIndexes options named (at most 64 each)
+for _, key in ipairs(redis.call('HKEYS', K['meta-indexes'])) do roots().declare(key) end
 return 1

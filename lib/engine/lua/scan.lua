@@ -2,14 +2,17 @@
 --[[ scan: the tasks matching a query, for exists and lister (semantics 3.4,
   3.5). A query that names one object id exactly (core) reads that record; one
   that names a template's id exactly (root) reads its children, `budget` a
-  step (cursor 'c' and the last one read). Otherwise it
+  step (cursor 'c' and the last one read); one that asks an exact meta value
+  of a key `meta-tasks` lists reads the tasks listed under it, the same way
+  (cursor 'm' and the last id read). Otherwise it
   reads up to `budget` records (at most 256 KiB of them, for at most the
   engine's stepTime: include/step.lua) from an HSCAN cursor; a queue read in
   one step is read as one consistent snapshot.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  query       JSON of the query
-  ARGV[2]  cursor      HSCAN cursor ('0' to start), or 'c<member>' in a template's children
+  ARGV[2]  cursor      HSCAN cursor ('0' to start), 'c<id>' in a template's children,
+                       'm<id>' in the tasks listed under a meta pair
   ARGV[3]  budget      how many records to read at most
   ARGV[4]  first       '1' to stop at the first match (exists)
 
@@ -20,6 +23,7 @@
 --- @include "task"
 --- @include "step"
 --- @include "has"
+--- @include "roots"
 
 local query = decode_task(ARGV[1])
 local cursor = ARGV[2]
@@ -51,25 +55,45 @@ if by_id ~= nil then
   consider(by_id, redis.call('HGET', K['tasks'], by_id))
   return found
 end
-local template_id = exact_id(query.root)
-if template_id ~= nil then
-  -- `budget` children a step; the cursor is then 'c' and the last member read
-  local from = '[' .. template_id
-  if string.sub(cursor, 1, 1) == 'c' then from = '(' .. string.sub(cursor, 2) end
-  local members = redis.call('ZRANGEBYLEX', K['children'], from, '[' .. template_id .. '\255', 'LIMIT', 0, budget)
+-- walk_listed reads the tasks listed in the lex zset `index` under `prefix`
+-- (each member the prefix and an id, which id_of returns, or nil when the
+-- member is another's), `budget` a step; the cursor is then `tag` and the
+-- last id read. Ids sort by creation, so the walk is oldest first.
+local function walk_listed(index, prefix, tag, id_of)
+  local from = '[' .. prefix
+  if string.sub(cursor, 1, 1) == tag then from = '(' .. prefix .. string.sub(cursor, 2) end
+  local members = redis.call('ZRANGEBYLEX', index, from, '[' .. prefix .. '\255', 'LIMIT', 0, budget)
   step_spent() -- the clock starts here
-  for index, member in ipairs(members) do
-    if #member == #template_id + 26 and string.sub(member, 1, #template_id) == template_id then
-      local child_id = string.sub(member, -26)
-      if consider(child_id, redis.call('HGET', K['tasks'], child_id)) then return found end
-    end
-    if index < #members and index % 16 == 0 and step_spent() then
-      found[1] = 'c' .. member
+  local id
+  for position, member in ipairs(members) do
+    id = id_of(member)
+    if id ~= nil and consider(id, redis.call('HGET', K['tasks'], id)) then return found end
+    if position < #members and position % 16 == 0 and step_spent() then
+      found[1] = tag .. string.sub(member, #prefix + 1)
       return found
     end
   end
-  if #members == budget then found[1] = 'c' .. members[#members] end
+  if #members == budget then found[1] = tag .. string.sub(members[#members], #prefix + 1) end
   return found
+end
+
+local template_id = exact_id(query.root)
+if template_id ~= nil then
+  return walk_listed(K['children'], template_id, 'c', function(member)
+    if #member ~= #template_id + 26 then return nil end -- a child of a template whose id is longer
+    return string.sub(member, -26)
+  end)
+end
+-- one that asks an exact meta value of a key `meta-tasks` lists (an engine's
+-- metaIndexes, or a key an exact root named), the tasks listed under it; a
+-- listing begun by a walk that can no longer go on starts again (lister
+-- keeps each task once)
+local listed = roots().listed_pair(query.meta)
+if string.sub(cursor, 1, 1) == 'm' and listed == nil then cursor = '0' end
+if listed ~= nil and (cursor == '0' or string.sub(cursor, 1, 1) == 'm') then
+  return walk_listed(K['meta-tasks'], listed, 'm', function(member)
+    return string.sub(member, #listed + 1)
+  end)
 end
 
 -- otherwise a bounded step of a scan of the records: `budget` records,

@@ -36,6 +36,7 @@ const scriptFiles = {
   repairWrite: 'repair-write',
   expire: 'expire',
   scan: 'scan',
+  metaIndex: 'meta-index',
   stats: 'stats',
   page: 'page',
   tickerDue: 'ticker-due',

@@ -383,6 +383,46 @@ export const rows = [
     },
   },
   {
+    name: 'lister, listed key',
+    setup:
+      "`lister({ meta: { kind: 'b' } })` by an engine with `metaIndexes: ['kind']`, where 100 tasks of kind b were added to the others: the tasks listed under the value read, nothing else; 2,000 listings, 10 at a time. The queue was listed first by the engine's first listing (its calls and time below)",
+    unit: 'tasks listed/s',
+    async prepare(queue) {
+      const producer = queue.engine({ worker: 'producer' });
+      await inParallel(100, 100, (n) => producer.create({ meta: { kind: 'b', n: String(n) } }));
+      const counting = queue.counting();
+      const engine = queue.engine({
+        worker: 'lister',
+        redis: counting.client,
+        metaIndexes: ['kind'],
+      });
+      const ms = await timed(() => engine.exists({ meta: { kind: 'none' } }));
+      return { ms, calls: counting.counts.get('metaIndex') };
+    },
+    async run(queue, built) {
+      const counting = queue.counting();
+      const engine = queue.engine({
+        worker: 'reader',
+        redis: counting.client,
+        metaIndexes: ['kind'],
+      });
+      const listings = 2_000;
+      const ops = await rate(listings * 100, () =>
+        inParallel(10, listings, async () => {
+          const found = await engine.lister({ meta: { kind: 'b' } });
+          if (found.length !== 100)
+            throw new Error(`lister found ${found.length} tasks of kind b, not 100`);
+        }),
+      );
+      return {
+        ops,
+        also:
+          `${number(counting.counts.get('scan') / listings)} scan script a listing; ` +
+          `the queue listed by kind first in ${number(built.calls)} calls, ${(built.ms / 1000).toFixed(1)} s`,
+      };
+    },
+  },
+  {
     name: 'tasks page',
     setup:
       '`engine.tasks({ state: claimable, query })` with a query no task matches, page after page: every index entry read, 1,000 a page (500 a script at most, or for the 2 ms stepTime), the whole listing again until 100,000 entries are read; then the same entries and their records by a script that only reads them',

@@ -403,15 +403,15 @@ local function repair_pool(id, task, ctx)
   ctx.expiry_ms = expiry_ms
 end
 
--- the leaf and meta bookkeeping of a change (only for queues with roots: one
--- call tells, in the common case that there are none)
+-- the leaf and meta bookkeeping of a change (only for queues with roots or
+-- listed meta keys: one call tells, in the common case that there are none)
 local function reindex_leaves(id, old, new, os, ns, ctx)
   local meta_changed = old == nil or new == nil or not same_map(old.meta, new.meta)
   local old_leaf = os ~= nil and os.leaf
   local new_leaf = ns ~= nil and ns.leaf
   local leaf_changed = (old_leaf or new_leaf) and not (old_leaf and new_leaf and same_map(old.root, new.root))
   if not meta_changed and not leaf_changed then return end
-  if ctx.rooted == nil then ctx.rooted = redis.call('EXISTS', K['roots']) == 1 end
+  if ctx.rooted == nil then ctx.rooted = redis.call('EXISTS', K['roots'], K['watched']) > 0 end
   if not ctx.rooted and not new_leaf then return end
   if leaf_changed and old_leaf then roots().unregister(id, old) end
   if meta_changed then

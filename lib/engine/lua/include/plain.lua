@@ -7,7 +7,7 @@
 -- breaker does not hold: its only entries are `ready` while unowned, and
 -- `leases`, `holders` and `retention` while owned. Each function
 -- below first checks that the task and the queue are plain (no followers, no
--- roots, no pooled filters, nothing due, no broadcast or unicast work) and
+-- roots or listed meta keys, no pooled filters, nothing due, no broadcast or unicast work) and
 -- answers nil, having written nothing, when they are not: the caller then
 -- runs delete() or search(), which handle everything. Either way the queue
 -- ends in the same state (conformance/delete-search.spec.ts compares every key).
@@ -31,7 +31,7 @@ local function plain_delete(request, ctx)
   end
   if ctx.followers == nil or ctx.rooted == nil then
     -- one call for both: delete() asks each when either is there
-    if redis.call('EXISTS', K['followers'], K['roots']) > 0 then return nil end
+    if redis.call('EXISTS', K['followers'], K['roots'], K['watched']) > 0 then return nil end
     ctx.followers, ctx.rooted = false, false
   end
   if ctx.followers or ctx.rooted then return nil end
@@ -70,11 +70,11 @@ end
 
 -- read_plain: one look for what the plain path checks key by key otherwise:
 -- when none of these keys exists, the queue is plain, has no followers, no
--- roots and no failed attempts (delete() and search() ask again when they run),
+-- roots or listed meta keys and no failed attempts (delete() and search() ask again when they run),
 -- and nobody tails its events (no script makes the stream: finish need not
 -- try to add to it)
 local function read_plain(ctx)
-  if redis.call('EXISTS', K['followers'], K['roots'], K['attempts'], K['broadcast'], K['waiting'],
+  if redis.call('EXISTS', K['followers'], K['roots'], K['watched'], K['attempts'], K['broadcast'], K['waiting'],
     K['obsolete-groups'], K['promoted'], K['root-jobs'], K['ready-cron'], K['ready-uni'], K['filter-pools'],
     K['events']) == 0 then
     ctx.followers, ctx.rooted, ctx.attempts, ctx.plain_queue, ctx.untailed = false, false, false, true, true

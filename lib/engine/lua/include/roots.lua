@@ -19,6 +19,8 @@
 --   * a group of a root with patterns (`wild-roots`, at most WILD_ROOTS_MOST)
 --     is checked against every task stored; a job scans the tasks stored
 --     before.
+-- The same `meta-tasks` lists the keys an engine's metaIndexes option
+-- declares (`meta-indexes`), for listings (scan.lua) by an exact value.
 -- Jobs (`root-jobs`, first in first out) are the only work that grows with
 -- the queue: indexing a key a root names for the first time, looking for the
 -- witness of a new group among the tasks stored before. Each script does at
@@ -132,6 +134,39 @@ local function roots()
     end
   end
 
+  -- declare: an engine's metaIndexes option names the key: its pairs are
+  -- listed in `meta-tasks` from now on, kept while no root needs them too
+  function M.declare(key)
+    redis.call('HSETNX', K['meta-indexes'], key, '1')
+    watch_key(key)
+  end
+
+  -- listed_pair: the code (and `\0`) under which `meta-tasks` lists the tasks
+  -- that may match a query's meta: of its pairs of an exact key and value
+  -- whose key is listed to the end (`watched` '1'), the one with the fewest
+  -- tasks; nil when it has none
+  function M.listed_pair(meta)
+    if meta == nil or redis.call('EXISTS', K['watched']) == 0 then return nil end
+    local keys, values = {}, {}
+    for key, value in pairs(meta) do
+      if value ~= '*' and is_exact_key(key) then
+        keys[#keys + 1] = key
+        values[#values + 1] = value
+      end
+    end
+    if #keys == 0 then return nil end
+    local flags = redis.call('HMGET', K['watched'], unpack(keys))
+    local best, fewest = nil, nil
+    for index, key in ipairs(keys) do
+      if flags[index] == '1' then
+        local code = pair_code(key, values[index])
+        local listed = count_under(K['meta-tasks'], code)
+        if fewest == nil or listed < fewest then best, fewest = code, listed end
+      end
+    end
+    return best and best .. '\0' or nil
+  end
+
   -- whether a new leaf's group may be made: there is room for another root
   -- with patterns
   function M.room_for(root)
@@ -169,8 +204,9 @@ local function roots()
     redis.call('ZREM', K['wild-roots'], gid)
     redis.call('ZREM', K['obsolete-groups'], gid)
     redis.call('HDEL', K['witnesses'], gid)
-    -- the last group gone: the queue keeps no meta index until a root needs one
-    if redis.call('EXISTS', K['roots']) == 0 then
+    -- the last group gone: the queue keeps no meta index until a root or an
+    -- engine's metaIndexes needs one (a declared key keeps every key listed)
+    if redis.call('EXISTS', K['roots'], K['meta-indexes']) == 0 then
       redis.call('UNLINK', K['watched'], K['meta-tasks'], K['root-jobs'])
     end
   end

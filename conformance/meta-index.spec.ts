@@ -1,0 +1,160 @@
+import { Engine } from '../lib/engine/engine.js';
+import { Label } from '../lib/task/label.js';
+import type { Task } from '../lib/task/task.js';
+import { countingClient } from './harness/counting.js';
+import { expectUnchanged } from './harness/queue-state.js';
+import { createMany, useQueue, type TestQueue } from './harness/queue.js';
+
+// An engine's metaIndexes option makes the queue list its tasks under each
+// value of the keys it names (`meta-tasks`), so exists and lister read only
+// the tasks that hold a value asked exactly: the same answers as a scan of
+// every record, whatever happened to the tasks before and after.
+
+const queue = useQueue('2023-10-20T00:00:00Z');
+
+function idOf(task: Task): string {
+  return task.core?.[Label.Object] ?? '';
+}
+
+/** every entry of `meta-tasks`, as `<key>=<value> <id>` */
+async function listed(q: TestQueue): Promise<string[]> {
+  const members = await q.redis.zrange(`${q.prefix}:meta-tasks`, 0, -1);
+  return members.map((member) => {
+    const match = /^\d+:(.*?)\d+:(.*)\0(.*)$/s.exec(member);
+    return match === null ? member : `${match[1]}=${match[2]} ${match[3]}`;
+  });
+}
+
+describe('metaIndexes', () => {
+  it('lists what a scan of every record lists, for tasks stored before and after', async () => {
+    const q = queue();
+    const kinds = ['a', 'b', 'c'];
+    const before = await createMany(q, 600, (index) => ({
+      meta: { kind: kinds[index % 3] ?? 'a', n: String(index) },
+    }));
+    const indexed = q.engine('indexed', { metaIndexes: ['kind'] });
+    const scanning = q.engine('scanning');
+    const query = { meta: { kind: 'b' } };
+    expect(await indexed.lister(query)).toEqual(await scanning.lister(query));
+    expect((await indexed.lister(query)).length).toBe(200);
+
+    // claims, deletes and new tasks keep the listing
+    const worker = q.engine('worker');
+    for (let claim = 0; claim < 30; claim++) {
+      const task = await worker.search({ meta: { kind: 'b' } });
+      if (task === undefined) throw new Error('no task of kind b to claim');
+      if (claim % 2 === 0) await worker.delete(task);
+    }
+    await indexed.create({ meta: { kind: 'b', n: 'new' } });
+    await indexed.create({ meta: { other: 'b' } });
+    expect(await indexed.lister(query)).toEqual(await scanning.lister(query));
+    expect((await indexed.lister(query)).length).toBe(200 - 15 + 1);
+    expect(await indexed.lister({ meta: { kind: 'b', n: 'new' } })).toHaveLength(1);
+    expect(await indexed.exists({ meta: { kind: 'c', n: '2' } })).toBe(true);
+    expect(await indexed.exists({ meta: { kind: 'a', n: '2' } })).toBe(false);
+    // one entry per task with the key, none for the tasks deleted
+    expect((await listed(q)).length).toBe(600 - 15 + 1);
+    expect(await listed(q)).toContain(`kind=a ${idOf(before[0] as Task)}`);
+  });
+
+  it('reads only the tasks listed under the value asked', async () => {
+    const q = queue();
+    await createMany(q, 3_000, (index) => ({ meta: { kind: 'a', n: String(index) } }), 500);
+    const rare = await q.engine('producer').create({ meta: { kind: 'b' } });
+    const counting = countingClient();
+    try {
+      const eon = q.engine('eon', { redis: counting.client, metaIndexes: ['kind'] });
+      expect(await eon.lister({ meta: { kind: 'b' } })).toEqual([rare]);
+      counting.reset();
+      expect(await eon.lister({ meta: { kind: 'b' } })).toEqual([rare]);
+      expect(await eon.exists({ meta: { kind: 'none' } })).toBe(false);
+      expect(await eon.exists({ meta: { kind: 'a', n: '3' } })).toBe(true); // among the first listed
+      expect(counting.scripts('scan')).toBe(3);
+      // a pattern or another key is no lookup: every record is read
+      counting.reset();
+      expect(await eon.exists({ meta: { n: 'none' } })).toBe(false);
+      expect(counting.scripts('scan')).toBeGreaterThanOrEqual(6);
+    } finally {
+      await counting.client.quit();
+    }
+  });
+
+  it('reads a long listing a step at a time, oldest first', async () => {
+    const q = queue();
+    const created = await createMany(q, 1_200, (index) => ({
+      meta: { kind: index % 2 === 0 ? 'even' : 'odd', n: String(index) },
+    }));
+    const counting = countingClient();
+    try {
+      const eon = q.engine('eon', { redis: counting.client, metaIndexes: ['kind'], stepTime: 0 });
+      await eon.exists({ meta: { kind: 'none' } }); // lists the queue first
+      counting.reset();
+      const odd = await eon.lister({ meta: { kind: 'odd' } });
+      expect(odd.map(idOf)).toEqual(created.filter((_, index) => index % 2 === 1).map(idOf));
+      expect(counting.scripts('scan')).toBe(2); // 500 listed entries a step
+    } finally {
+      await counting.client.quit();
+    }
+  });
+
+  it('lists a queue of any size in bounded steps before the first listing', async () => {
+    const q = queue();
+    await createMany(q, 1_000, (index) => ({ meta: { kind: String(index % 10) } }), 500);
+    const counting = countingClient();
+    try {
+      const eon = q.engine('eon', { redis: counting.client, metaIndexes: ['kind', 'n'] });
+      expect(await eon.lister({ meta: { kind: '7' } })).toHaveLength(100);
+      expect(counting.scripts('metaIndex')).toBeGreaterThanOrEqual(4); // 256 records a call
+      expect(await q.redis.hgetall(`${q.prefix}:watched`)).toEqual({ kind: '1', n: '1' });
+      expect(await q.redis.hgetall(`${q.prefix}:meta-indexes`)).toEqual({ kind: '1', n: '1' });
+      counting.reset();
+      expect(await eon.lister({ meta: { kind: '3' } })).toHaveLength(100);
+      expect(counting.scripts()).toBe(1); // listed once per engine
+    } finally {
+      await counting.client.quit();
+    }
+  });
+
+  it('keeps the listing when the last root of the queue goes', async () => {
+    const q = queue();
+    const eon = q.engine('eon', { metaIndexes: ['kind'] });
+    await eon.create({ meta: { kind: 'a' } });
+    expect(await eon.exists({ meta: { kind: 'a' } })).toBe(true);
+    const leaf = await eon.create({ meta: { leaf: '1' }, root: { kind: 'z' } });
+    const owned = await eon.search({ meta: { leaf: '1' } });
+    if (owned === undefined) throw new Error('the leaf was not claimed');
+    expect(idOf(owned)).toBe(idOf(leaf));
+    await eon.delete(owned);
+    expect(await q.redis.exists(`${q.prefix}:roots`)).toBe(0);
+    expect(await listed(q)).toEqual([expect.stringMatching(/^kind=a /)]);
+    await eon.create({ meta: { kind: 'a', n: '2' } });
+    expect(await eon.lister({ meta: { kind: 'a' } })).toHaveLength(2);
+  });
+
+  it('is listed anew by repair', async () => {
+    const q = queue();
+    const eon = q.engine('eon', { metaIndexes: ['kind'] });
+    await eon.create({ meta: { kind: 'a' } });
+    await eon.create({ meta: { kind: 'b' } });
+    expect(await eon.lister({ meta: { kind: 'b' } })).toHaveLength(1);
+    const before = await listed(q);
+    await eon.repair();
+    expect(await q.redis.hgetall(`${q.prefix}:meta-indexes`)).toEqual({ kind: '1' });
+    expect(await eon.lister({ meta: { kind: 'b' } })).toHaveLength(1);
+    expect(await q.redis.hget(`${q.prefix}:watched`, 'kind')).toBe('1');
+    expect(await listed(q)).toEqual(before);
+  });
+
+  it('refuses keys that are no exact meta keys, writing nothing', async () => {
+    const q = queue();
+    await expectUnchanged(q.redis, q.prefix, () => {
+      for (const metaIndexes of [['k*'], ['*'], [''], 'kind', [7], Array(65).fill('k')]) {
+        expect(
+          () => new Engine({ queue: q.name, metaIndexes: metaIndexes as unknown as string[] }),
+        ).toThrow(TypeError);
+      }
+      return Promise.resolve();
+    });
+    expect(q.engine('eon', { metaIndexes: ['k', 'k'] })).toBeInstanceOf(Engine);
+  });
+});

@@ -1,0 +1,27 @@
+#!lua
+--[[ meta-index: lists a queue's tasks by the meta keys an engine's
+  metaIndexes option names (include/roots.lua declare), so that exists and
+  lister read only the tasks under an exact value of one (scan.lua). A key
+  named for the first time is listed by a job among the queue's root jobs;
+  each call runs the jobs for at most JOB_MOST records (or the stepTime), and
+  the engine calls again until every key it names is listed. Searches and
+  expire run the jobs too.
+
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
+  ARGV[1]  keys   JSON array of meta keys (exact, non-empty)
+
+  Returns  1 when every key named is listed, 0 while a job still lists one
+  Errors   none
+]]
+--- @include "task"
+--- @include "step"
+--- @include "has"
+--- @include "roots"
+
+local keys = cjson.decode(ARGV[1])
+for _, key in ipairs(keys) do roots().declare(key) end
+roots().work(JOB_MOST)
+for _, flag in ipairs(redis.call('HMGET', K['watched'], unpack(keys))) do
+  if flag ~= '1' then return 0 end
+end
+return 1
