@@ -5,10 +5,10 @@
 --
 -- A plain task is an `any` task without cron, gate or root that the circuit
 -- breaker does not hold: its only entries are `ready` while unowned, and
--- `leases`, `holders` and `retention` while owned. Each function
--- below first checks that the task and the queue are plain (no followers, no
--- roots or listed meta keys, no pooled filters, nothing due, no broadcast or unicast work) and
--- answers nil, having written nothing, when they are not: the caller then
+-- `leases`, `holders` and `retention` while owned. Each function below first
+-- checks that the task and the queue are plain (no followers, no roots or
+-- listed meta keys, no pooled filters, nothing due, no broadcast or unicast
+-- work) and answers nil, having written nothing, when they are not: the caller then
 -- runs delete() or search(), which handle everything. Either way the queue
 -- ends in the same state (conformance/delete-search.spec.ts compares every key).
 
