@@ -6,9 +6,10 @@ import { expectUnchanged } from './harness/queue-state.js';
 import { createMany, useQueue, type TestQueue } from './harness/queue.js';
 
 // An engine's metaIndexes option makes the queue list its tasks under each
-// value of the keys it names (`meta-tasks`), so exists and lister read only
-// the tasks that hold a value asked exactly: the same answers as a scan of
-// every record, whatever happened to the tasks before and after.
+// value of the keys it names (`meta-tasks`), so exists, lister and pages of
+// every state read only the tasks that hold a value asked exactly: the same
+// answers as a scan of every record, whatever happened to the tasks before
+// and after.
 
 const queue = useQueue('2023-10-20T00:00:00Z');
 
@@ -95,6 +96,53 @@ describe('metaIndexes', () => {
     } finally {
       await counting.client.quit();
     }
+  });
+
+  it('pages engine.tasks() of all tasks by the listing, oldest first', async () => {
+    const q = queue();
+    const created = await createMany(q, 1_200, (index) => ({
+      meta: { kind: index % 2 === 0 ? 'even' : 'odd', n: String(index) },
+    }));
+    const odd = created.filter((_, index) => index % 2 === 1).map(idOf);
+    const counting = countingClient();
+    try {
+      const eon = q.engine('eon', { redis: counting.client, metaIndexes: ['kind'], stepTime: 0 });
+      const listed: string[] = [];
+      const cursors: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await eon.tasks({ query: { meta: { kind: 'odd' } }, limit: 250, cursor });
+        listed.push(...page.tasks.map(idOf));
+        cursor = page.cursor;
+        if (cursor !== undefined) cursors.push(cursor);
+      } while (cursor !== undefined);
+      expect(listed).toEqual(odd);
+      expect(cursors).toEqual([`all:m${odd[249]}`, `all:m${odd[499]}`]);
+      expect(counting.scripts('metaIndex')).toBeGreaterThan(0); // the first page waited for the listing
+      expect(counting.scripts('page')).toBe(3); // 250 listed entries a page, nothing else read
+    } finally {
+      await counting.client.quit();
+    }
+  });
+
+  it('pages on by the records when the listing went between two pages', async () => {
+    const q = queue();
+    const created = await createMany(q, 600, (index) => ({
+      meta: { kind: index % 2 === 0 ? 'even' : 'odd', n: String(index) },
+    }));
+    const eon = q.engine('eon', { metaIndexes: ['kind'] });
+    const query = { meta: { kind: 'odd' } };
+    const first = await eon.tasks({ query, limit: 100 });
+    expect(first.cursor).toMatch(/^all:m/);
+    await q.redis.del(`${q.prefix}:watched`, `${q.prefix}:meta-tasks`, `${q.prefix}:meta-indexes`);
+    const seen = new Set(first.tasks.map(idOf));
+    let cursor = first.cursor;
+    while (cursor !== undefined) {
+      const page = await eon.tasks({ query, limit: 1_000, cursor });
+      for (const task of page.tasks) seen.add(idOf(task));
+      cursor = page.cursor;
+    }
+    expect([...seen].sort()).toEqual(created.filter((_, index) => index % 2 === 1).map(idOf));
   });
 
   it('lists a queue of any size in bounded steps before the first listing', async () => {

@@ -3,8 +3,8 @@ import { run } from './run.js';
 
 /**
  * listMetaIndexes makes sure the queue lists its tasks by the meta keys of
- * the engine's metaIndexes option before the engine's first exists or lister
- * reads them (meta-index.lua): each call lists at most 256 of the records
+ * the engine's metaIndexes option before the engine's first exists, lister or
+ * tasks() reads them (meta-index.lua): each call lists at most 256 of the records
  * stored before (or runs the stepTime), and it calls again until every key is
  * listed; from then on every write keeps the listing. Once per engine; a
  * failed attempt is made again by the next listing. Returns undefined when

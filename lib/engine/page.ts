@@ -3,6 +3,7 @@ import { encodeTask, tryDecodeStored } from '../task/codec.js';
 import type { Task } from '../task/task.js';
 import { validateQuery } from '../task/validate.js';
 import { assertOpen, type EngineContext } from './context.js';
+import { listMetaIndexes } from './meta-index.js';
 import { run } from './run.js';
 
 /**
@@ -30,7 +31,8 @@ export const taskStates = [
  *     cron        cron templates, by next tick
  *     gate        gate templates, oldest first
  *     broadcast   broadcast tasks, in store order
- *     all         every record, in no particular order
+ *     all         every record, in no particular order (the tasks listed under
+ *                 an exact value of a meta key the queue lists, oldest first)
  */
 export type TaskState = (typeof taskStates)[number];
 
@@ -83,6 +85,7 @@ export async function listPage(context: EngineContext, options: unknown): Promis
   assertOpen(context, 'tasks');
   const { state, query, limit, position } = readPageOptions(options);
   const queryJson = query === undefined ? '' : encodeTask(query);
+  await listMetaIndexes(context);
   const tasks: Task[] = [];
   let next = position;
   for (let read = 0; read < pageBudget && tasks.length < limit;) {
@@ -145,7 +148,7 @@ function readPageOptions(options: unknown): {
 
 /** The form of the position each state's cursor carries (page.lua). */
 const positionForms: Record<TaskState, RegExp> = {
-  all: /^\d+:\d+$/,
+  all: /^(\d+:\d+|m\d{13}-\d{12})$/,
   claimable: /^[123][\s\S]+$/,
   halted: /^\d{13}-\d{12}$/,
   gate: /^\d{13}-\d{12}$/,

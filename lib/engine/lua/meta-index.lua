@@ -18,6 +18,7 @@
 --- @include "has"
 --- @include "roots"
 
+step_spent() -- the clock starts here: the jobs below are all the call does
 local keys = cjson.decode(ARGV[1])
 for _, key in ipairs(keys) do roots().declare(key) end
 roots().work(JOB_MOST)

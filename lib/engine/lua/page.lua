@@ -11,7 +11,8 @@
   ARGV[3]  limit      how many tasks at most
   ARGV[4]  position   where to go on ('' to start): by state, `<pool 1-3><member>`
                       (claimable), `<member>` (halted, gate), `<score>:<id>` (owned,
-                      waiting, cron, broadcast: by score), `<HSCAN cursor>:<entries>` (all)
+                      waiting, cron, broadcast: by score), `<HSCAN cursor>:<entries>` (all),
+                      `m<id>` (all, a query that asks an exact value of a listed meta key)
   ARGV[5]  budget     how many index entries to read at most
 
   Returns  { position, read, id, record, id, record, ... }  position '' when the
@@ -22,6 +23,7 @@
 --- @include "task"
 --- @include "step"
 --- @include "has"
+--- @include "roots"
 
 local state = ARGV[1]
 local query = ARGV[2] ~= '' and decode_task(ARGV[2]) or nil
@@ -134,6 +136,26 @@ local function by_scan(at)
   return cursor .. ':0'
 end
 
+-- the tasks `meta-tasks` lists under `prefix` (a pair of the query: roots.lua
+-- listed_pair), by id after `after` ('' from the start); returns 'm' and the
+-- last id read, or nil at the listing's end
+local function by_listed(prefix, after)
+  while not full() do
+    local from = after == '' and '[' .. prefix or '(' .. prefix .. after
+    local members = redis.call('ZRANGEBYLEX', K['meta-tasks'], from, '[' .. prefix .. '\255', 'LIMIT', 0, batch_size())
+    if #members == 0 then return nil end
+    local ids = {}
+    for index, member in ipairs(members) do ids[index] = string.sub(member, #prefix + 1) end
+    local records = redis.call('HMGET', K['tasks'], unpack(ids))
+    for index, id in ipairs(ids) do
+      consider(id, records[index], decode_scanned)
+      after = id
+      if full() then break end
+    end
+  end
+  return 'm' .. after
+end
+
 local next_position = nil
 step_spent() -- the clock starts here
 if state == 'claimable' then
@@ -161,7 +183,15 @@ elseif state == 'cron' then
 elseif state == 'broadcast' then
   next_position = by_score(K['broadcast'], position)
 elseif state == 'all' then
-  next_position = by_scan(position)
+  -- a query that asks an exact value of a listed meta key reads the tasks
+  -- listed under it; a listing begun so that can no longer go on starts again
+  local listed = query ~= nil and roots().listed_pair(query.meta) or nil
+  local by_id = string.sub(position, 1, 1) == 'm'
+  if listed ~= nil and (position == '' or by_id) then
+    next_position = by_listed(listed, string.sub(position, 2))
+  else
+    next_position = by_scan(by_id and '' or position)
+  end
 end
 found[1] = next_position or ''
 found[2] = tostring(read)
