@@ -1,4 +1,5 @@
 import { Engine } from '../lib/engine/engine.js';
+import type { TaskState } from '../lib/engine/page.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { countingClient } from './harness/counting.js';
@@ -123,6 +124,59 @@ describe('metaIndexes', () => {
     } finally {
       await counting.client.quit();
     }
+  });
+
+  it('pages any state by the listing where it lists fewer tasks than the state holds', async () => {
+    const q = queue();
+    const created = await createMany(q, 1_600, (index) => ({
+      meta: { kind: index % 4 === 0 ? 'x' : 'y', n: String(index) },
+    }));
+    const eon = q.engine('eon', { metaIndexes: ['kind'], stepTime: 0 });
+    const worker = q.engine('worker');
+    const claimed = new Set<string>();
+    for (let claim = 0; claim < 30; claim++) {
+      for (const kind of ['x', 'y']) {
+        const task = await worker.search({ meta: { kind } });
+        if (task === undefined) throw new Error(`no task of kind ${kind} to claim`);
+        claimed.add(idOf(task));
+      }
+    }
+    async function pages(state: TaskState, kind: string) {
+      const ids: string[] = [];
+      const cursors: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await eon.tasks({ state, query: { meta: { kind } }, limit: 100, cursor });
+        ids.push(...page.tasks.map(idOf));
+        cursor = page.cursor;
+        if (cursor !== undefined) cursors.push(cursor);
+      } while (cursor !== undefined);
+      return { ids, cursors };
+    }
+    const ofKind = (kind: string) =>
+      created.filter((task) => task.meta?.['kind'] === kind).map(idOf);
+
+    // 400 listed under x, 1,540 claimable: the listing, oldest first
+    const claimableX = await pages('claimable', 'x');
+    expect(claimableX.ids).toEqual(ofKind('x').filter((id) => !claimed.has(id)));
+    expect(claimableX.cursors).toEqual(
+      [99, 199, 299].map((index) => `claimable:m${claimableX.ids[index]}`),
+    );
+    // 1,200 listed under y (more than a page reads), 60 owned: the state's own index
+    const ownedY = await pages('owned', 'y');
+    expect(new Set(ownedY.ids)).toEqual(new Set(ofKind('y').filter((id) => claimed.has(id))));
+    expect(ownedY.cursors).toEqual([]);
+    // a listing cursor another state was given goes on in that state
+    const ownedX = await eon.tasks({
+      state: 'owned',
+      query: { meta: { kind: 'x' } },
+      cursor: `owned:m${ofKind('x')[0]}`,
+    });
+    expect(ownedX.tasks.map(idOf)).toEqual(
+      ofKind('x')
+        .filter((id) => claimed.has(id))
+        .slice(1),
+    );
   });
 
   it('pages on by the records when the listing went between two pages', async () => {

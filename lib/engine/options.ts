@@ -81,7 +81,7 @@ export interface EngineOptions {
    * the queue lists its tasks under each value of these keys (a zset entry a
    * task and key, kept by every write from then on), so a query that asks an
    * exact value of one reads the tasks that hold it instead of every record
-   * (`engine.tasks()` of state `all` too). The engine's first `exists`,
+   * (`engine.tasks()` too, where fewer than its state's). The engine's first `exists`,
    * `lister` or `tasks()` lists the tasks stored before, in bounded steps. The queue
    * keeps the listing once any engine asked for it, for every engine. Exact
    * keys (no `*` at either end), at most 64.

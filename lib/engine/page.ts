@@ -31,8 +31,11 @@ export const taskStates = [
  *     cron        cron templates, by next tick
  *     gate        gate templates, oldest first
  *     broadcast   broadcast tasks, in store order
- *     all         every record, in no particular order (the tasks listed under
- *                 an exact value of a meta key the queue lists, oldest first)
+ *     all         every record, in no particular order
+ *
+ * A query that asks an exact value of a meta key the queue lists (the
+ * metaIndexes option) reads, in any state, the tasks listed under it when
+ * they are fewer than the state's, oldest first.
  */
 export type TaskState = (typeof taskStates)[number];
 
@@ -133,7 +136,7 @@ function readPageOptions(options: unknown): {
         `tasks: option "cursor" must be the cursor of a page of state "${state}"; got ${describe(cursor)}`,
       );
     position = cursor.slice(state.length + 1);
-    if (!positionForms[state].test(position))
+    if (!positionForms[state].test(position) && !listedPosition.test(position))
       throw new TypeError(
         `tasks: option "cursor" is not a cursor of this engine; got ${describe(cursor)}`,
       );
@@ -148,7 +151,7 @@ function readPageOptions(options: unknown): {
 
 /** The form of the position each state's cursor carries (page.lua). */
 const positionForms: Record<TaskState, RegExp> = {
-  all: /^(\d+:\d+|m\d{13}-\d{12})$/,
+  all: /^\d+:\d+$/,
   claimable: /^[123][\s\S]+$/,
   halted: /^\d{13}-\d{12}$/,
   gate: /^\d{13}-\d{12}$/,
@@ -157,3 +160,6 @@ const positionForms: Record<TaskState, RegExp> = {
   cron: /^[^:]+:\d{13}-\d{12}$/,
   broadcast: /^[^:]+:\d{13}-\d{12}$/,
 };
+
+/** The position of any state's walk of the tasks listed under a meta value (metaIndexes). */
+const listedPosition = /^m\d{13}-\d{12}$/;

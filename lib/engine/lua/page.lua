@@ -12,7 +12,8 @@
   ARGV[4]  position   where to go on ('' to start): by state, `<pool 1-3><member>`
                       (claimable), `<member>` (halted, gate), `<score>:<id>` (owned,
                       waiting, cron, broadcast: by score), `<HSCAN cursor>:<entries>` (all),
-                      `m<id>` (all, a query that asks an exact value of a listed meta key)
+                      `m<id>` (any state: the tasks listed under an exact value of a
+                      meta key the query asks, where they are fewer than the state's)
   ARGV[5]  budget     how many index entries to read at most
 
   Returns  { position, read, id, record, id, record, ... }  position '' when the
@@ -136,29 +137,65 @@ local function by_scan(at)
   return cursor .. ':0'
 end
 
--- the tasks `meta-tasks` lists under `prefix` (a pair of the query: roots.lua
--- listed_pair), by id after `after` ('' from the start); returns 'm' and the
--- last id read, or nil at the listing's end
+-- the sets whose members (ids) are the tasks of a state, and how many
+-- tasks it holds: a listed query walks the listing or the state, the smaller
+local state_sets = {
+  claimable = { K['ready'], K['ready-cron'] }, -- and `targets` (ready-uni)
+  owned = { K['leases'] },
+  waiting = { K['waiting'] },
+  halted = { K['halted'] },
+  cron = { K['templates'] },
+  gate = { K['gate-templates'] },
+  broadcast = { K['broadcast'] },
+}
+local function in_state(id)
+  for _, key in ipairs(state_sets[state] or {}) do
+    if redis.call('ZSCORE', key, id) then return true end
+  end
+  return state == 'all' or (state == 'claimable' and redis.call('HEXISTS', K['targets'], id) == 1)
+end
+local function state_size()
+  if state == 'all' then return redis.call('HLEN', K['tasks']) end
+  local size = state == 'claimable' and redis.call('HLEN', K['targets']) or 0
+  for _, key in ipairs(state_sets[state] or {}) do size = size + redis.call('ZCARD', key) end
+  return size
+end
+
+-- the tasks of the state that `meta-tasks` lists under `prefix` (a pair of
+-- the query: roots.lua listed_pair), by id after `after` ('' from the
+-- start); returns 'm' and the last id read, or nil at the listing's end
 local function by_listed(prefix, after)
   while not full() do
     local from = after == '' and '[' .. prefix or '(' .. prefix .. after
     local members = redis.call('ZRANGEBYLEX', K['meta-tasks'], from, '[' .. prefix .. '\255', 'LIMIT', 0, batch_size())
     if #members == 0 then return nil end
-    local ids = {}
-    for index, member in ipairs(members) do ids[index] = string.sub(member, #prefix + 1) end
-    local records = redis.call('HMGET', K['tasks'], unpack(ids))
-    for index, id in ipairs(ids) do
-      consider(id, records[index], decode_scanned)
-      after = id
+    for _, member in ipairs(members) do
+      after = string.sub(member, #prefix + 1)
+      if in_state(after) then
+        consider(after, redis.call('HGET', K['tasks'], after), decode_scanned)
+      else
+        read = read + 1
+      end
       if full() then break end
     end
   end
   return 'm' .. after
 end
 
+-- a query that asks an exact value of a listed meta key walks the tasks
+-- listed under it when they are fewer than the state's (oldest first, in
+-- every state); a walk begun so that can no longer go on starts again
+local listed, listed_count = nil, nil
+if query ~= nil then listed, listed_count = roots().listed_pair(query.meta) end
+local by_id = string.sub(position, 1, 1) == 'm'
+if by_id and listed == nil then position = '' end
+if listed ~= nil and not by_id and (position ~= '' or listed_count > state_size()) then listed = nil end
+
 local next_position = nil
 step_spent() -- the clock starts here
-if state == 'claimable' then
+if listed ~= nil then
+  next_position = by_listed(listed, string.sub(position, 2))
+elseif state == 'claimable' then
   local pools = { K['ready'], K['ready-cron'], K['ready-uni'] }
   local pool = tonumber(string.sub(position, 1, 1)) or 1
   local after = string.sub(position, 2)
@@ -183,15 +220,7 @@ elseif state == 'cron' then
 elseif state == 'broadcast' then
   next_position = by_score(K['broadcast'], position)
 elseif state == 'all' then
-  -- a query that asks an exact value of a listed meta key reads the tasks
-  -- listed under it; a listing begun so that can no longer go on starts again
-  local listed = query ~= nil and roots().listed_pair(query.meta) or nil
-  local by_id = string.sub(position, 1, 1) == 'm'
-  if listed ~= nil and (position == '' or by_id) then
-    next_position = by_listed(listed, string.sub(position, 2))
-  else
-    next_position = by_scan(by_id and '' or position)
-  end
+  next_position = by_scan(position)
 end
 found[1] = next_position or ''
 found[2] = tostring(read)

@@ -144,9 +144,9 @@ local function roots()
   end
 
   -- listed_pair: the code (and `\0`) under which `meta-tasks` lists the tasks
-  -- that may match a query's meta: of its pairs of an exact key and value
-  -- whose key is listed to the end (`watched` '1'), the one with the fewest
-  -- tasks; nil when it has none
+  -- that may match a query's meta, and how many it lists: of its pairs of an
+  -- exact key and value whose key is listed to the end (`watched` '1'), the
+  -- one with the fewest tasks; nil when it has none
   function M.listed_pair(meta)
     if meta == nil or redis.call('EXISTS', K['watched']) == 0 then return nil end
     local keys, values = {}, {}
@@ -166,7 +166,8 @@ local function roots()
         if fewest == nil or listed < fewest then best, fewest = code, listed end
       end
     end
-    return best and best .. '\0' or nil
+    if best == nil then return nil end
+    return best .. '\0', fewest
   end
 
   -- whether a new leaf's group may be made: there is room for another root
