@@ -48,6 +48,20 @@ return from`;
  */
 const passesFor = (size) => Math.max(1, Math.ceil(100_000 / Math.max(size, 1)));
 
+/**
+ * listKindB adds 100 tasks of kind b to a queue and lists the queue by kind
+ * (metaIndexes) with a first listing; returns how long that took and in how
+ * many calls.
+ */
+async function listKindB(queue) {
+  const producer = queue.engine({ worker: 'producer' });
+  await inParallel(100, 100, (n) => producer.create({ meta: { kind: 'b', n: String(n) } }));
+  const counting = queue.counting();
+  const engine = queue.engine({ worker: 'lister', redis: counting.client, metaIndexes: ['kind'] });
+  const ms = await timed(() => engine.exists({ meta: { kind: 'none' } }));
+  return { ms, calls: counting.counts.get('metaIndex') };
+}
+
 /** claimAndDelete claims `count` tasks (with `filter`) and deletes them, `lanes` at a time. */
 async function claimAndDelete(engine, count, lanes, filter) {
   await inParallel(lanes, count, async () => {
@@ -387,18 +401,7 @@ export const rows = [
     setup:
       "`lister({ meta: { kind: 'b' } })` by an engine with `metaIndexes: ['kind']`, where 100 tasks of kind b were added to the others: the tasks listed under the value read, nothing else; 2,000 listings, 10 at a time. The queue was listed first by the engine's first listing (its calls and time below)",
     unit: 'tasks listed/s',
-    async prepare(queue) {
-      const producer = queue.engine({ worker: 'producer' });
-      await inParallel(100, 100, (n) => producer.create({ meta: { kind: 'b', n: String(n) } }));
-      const counting = queue.counting();
-      const engine = queue.engine({
-        worker: 'lister',
-        redis: counting.client,
-        metaIndexes: ['kind'],
-      });
-      const ms = await timed(() => engine.exists({ meta: { kind: 'none' } }));
-      return { ms, calls: counting.counts.get('metaIndex') };
-    },
+    prepare: listKindB,
     async run(queue, built) {
       const counting = queue.counting();
       const engine = queue.engine({
@@ -420,6 +423,37 @@ export const rows = [
           `${number(counting.counts.get('scan') / listings)} scan script a listing; ` +
           `the queue listed by kind first in ${number(built.calls)} calls, ${(built.ms / 1000).toFixed(1)} s`,
       };
+    },
+  },
+  {
+    name: 'tasks page, listed key',
+    setup:
+      "`engine.tasks({ state: claimable, query: { meta: { kind: 'b' } }, limit: 1000 })` by an engine with `metaIndexes: ['kind']`, where 100 tasks of kind b were added to the others (listed as in the row above): the tasks listed under the value read, each one's state looked up; 2,000 pages, 10 at a time",
+    unit: 'tasks listed/s',
+    prepare: listKindB,
+    async run(queue) {
+      const counting = queue.counting();
+      const engine = queue.engine({
+        worker: 'reader',
+        redis: counting.client,
+        metaIndexes: ['kind'],
+      });
+      const pages = 2_000;
+      const ops = await rate(pages * 100, () =>
+        inParallel(10, pages, async () => {
+          const page = await engine.tasks({
+            state: 'claimable',
+            query: { meta: { kind: 'b' } },
+            limit: 1_000,
+          });
+          if (page.tasks.length !== 100 || page.cursor !== undefined) {
+            throw new Error(
+              `tasks() listed ${page.tasks.length} tasks of kind b, not 100 in one page`,
+            );
+          }
+        }),
+      );
+      return { ops, also: `${number(counting.counts.get('page') / pages)} page script a page` };
     },
   },
   {
