@@ -77,14 +77,15 @@ export interface EngineOptions {
    */
   stepTime?: number;
   /**
-   * Meta keys this engine's `exists` and `lister` look up by an exact value:
-   * the queue lists its tasks under each value of these keys (a zset entry a
-   * task and key, kept by every write from then on), so a query that asks an
-   * exact value of one reads the tasks that hold it instead of every record
-   * (`engine.tasks()` too, where fewer than its state's). The engine's first `exists`,
-   * `lister` or `tasks()` lists the tasks stored before, in bounded steps. The queue
-   * keeps the listing once any engine asked for it, for every engine. Exact
-   * keys (no `*` at either end), at most 64.
+   * Meta keys this engine's `exists`, `lister` and `tasks()` look up by an
+   * exact value: the queue lists its tasks under each value of these keys (a
+   * zset entry a task and key, kept by every write from then on), so a query
+   * that asks an exact value of one reads the tasks that hold it instead of
+   * every record (`tasks()`: where they are fewer than its state's). The
+   * engine's first `exists`, `lister` or `tasks()` lists the tasks stored
+   * before, in bounded steps. The queue keeps the listing once any engine
+   * asked for it, for every engine. Exact keys (no `*` at either end), at
+   * most 64.
    * @defaultValue none
    */
   metaIndexes?: readonly string[];

@@ -4,9 +4,8 @@
   lister read only the tasks under an exact value of one (scan.lua). A key
   named for the first time is listed by a job among the queue's root jobs;
   each call runs the jobs for at most JOB_MOST records (or 3/4 of the
-  stepTime), and
-  the engine calls again until every key it names is listed. Searches and
-  expire run the jobs too.
+  stepTime), and the engine calls again until every key it names is listed.
+  Searches and expire run the jobs too.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  keys   JSON array of meta keys (exact, non-empty)

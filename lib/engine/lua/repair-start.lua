@@ -9,8 +9,8 @@
   queue knows (filters, filter-seen; their pools go and are made anew), the
   sweep cursor, the events stream (tail's history), the outcomes and failed
   attempts, and the meta keys engines declared (meta-indexes), which jobs
-  list anew (include/roots.lua). spec/engine/repair.spec.ts checks that this list and the
-  one below name every key of lib/engine/keys.ts.
+  list anew (include/roots.lua). spec/engine/repair.spec.ts checks that this
+  list and the one below name every key of lib/engine/keys.ts.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  layout   the layout version the engine writes

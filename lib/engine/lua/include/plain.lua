@@ -8,9 +8,10 @@
 -- `leases`, `holders` and `retention` while owned. Each function below first
 -- checks that the task and the queue are plain (no followers, no roots or
 -- listed meta keys, no pooled filters, nothing due, no broadcast or unicast
--- work) and answers nil, having written nothing, when they are not: the caller then
--- runs delete() or search(), which handle everything. Either way the queue
--- ends in the same state (conformance/delete-search.spec.ts compares every key).
+-- work) and answers nil, having written nothing, when they are not: the
+-- caller then runs delete() or search(), which handle everything. Either way
+-- the queue ends in the same state (conformance/delete-search.spec.ts
+-- compares every key).
 
 -- plain_delete: delete() for a plain task the copy owns; nil when not plain
 local function plain_delete(request, ctx)
@@ -70,9 +71,9 @@ end
 
 -- read_plain: one look for what the plain path checks key by key otherwise:
 -- when none of these keys exists, the queue is plain, has no followers, no
--- roots or listed meta keys and no failed attempts (delete() and search() ask again when they run),
--- and nobody tails its events (no script makes the stream: finish need not
--- try to add to it)
+-- roots or listed meta keys and no failed attempts (delete() and search() ask
+-- again when they run), and nobody tails its events (no script makes the
+-- stream: finish need not try to add to it)
 local function read_plain(ctx)
   if redis.call('EXISTS', K['followers'], K['roots'], K['watched'], K['attempts'], K['broadcast'], K['waiting'],
     K['obsolete-groups'], K['promoted'], K['root-jobs'], K['ready-cron'], K['ready-uni'], K['filter-pools'],
