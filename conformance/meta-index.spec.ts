@@ -27,6 +27,13 @@ async function listed(q: TestQueue): Promise<string[]> {
   });
 }
 
+/** count tasks of kind even and odd in turn, oldest first */
+function createEvenOdd(q: TestQueue, count: number): Promise<Task[]> {
+  return createMany(q, count, (index) => ({
+    meta: { kind: index % 2 === 0 ? 'even' : 'odd', n: String(index) },
+  }));
+}
+
 describe('metaIndexes', () => {
   it('lists what a scan of every record lists, for tasks stored before and after', async () => {
     const q = queue();
@@ -83,9 +90,7 @@ describe('metaIndexes', () => {
 
   it('reads a long listing a step at a time, oldest first', async () => {
     const q = queue();
-    const created = await createMany(q, 1_200, (index) => ({
-      meta: { kind: index % 2 === 0 ? 'even' : 'odd', n: String(index) },
-    }));
+    const created = await createEvenOdd(q, 1_200);
     const counting = countingClient();
     try {
       const eon = q.engine('eon', { redis: counting.client, metaIndexes: ['kind'], stepTime: 0 });
@@ -101,9 +106,7 @@ describe('metaIndexes', () => {
 
   it('pages engine.tasks() of all tasks by the listing, oldest first', async () => {
     const q = queue();
-    const created = await createMany(q, 1_200, (index) => ({
-      meta: { kind: index % 2 === 0 ? 'even' : 'odd', n: String(index) },
-    }));
+    const created = await createEvenOdd(q, 1_200);
     const odd = created.filter((_, index) => index % 2 === 1).map(idOf);
     const counting = countingClient();
     try {
@@ -181,9 +184,7 @@ describe('metaIndexes', () => {
 
   it('pages on by the records when the listing went between two pages', async () => {
     const q = queue();
-    const created = await createMany(q, 600, (index) => ({
-      meta: { kind: index % 2 === 0 ? 'even' : 'odd', n: String(index) },
-    }));
+    const created = await createEvenOdd(q, 600);
     const eon = q.engine('eon', { metaIndexes: ['kind'] });
     const query = { meta: { kind: 'odd' } };
     const first = await eon.tasks({ query, limit: 100 });

@@ -62,6 +62,23 @@ async function listKindB(queue) {
   return { ms, calls: counting.counts.get('metaIndex') };
 }
 
+/** How many listings the listed-key rows time. */
+const kindBListings = 2_000;
+
+/**
+ * listingsOfKindB runs `list(engine)` kindBListings times, 10 at a time, with an
+ * engine that declares `kind` (metaIndexes); returns the rate of the 100
+ * tasks each listing lists, and the engine's counting client.
+ */
+async function listingsOfKindB(queue, list) {
+  const counting = queue.counting();
+  const engine = queue.engine({ worker: 'reader', redis: counting.client, metaIndexes: ['kind'] });
+  const ops = await rate(kindBListings * 100, () =>
+    inParallel(10, kindBListings, () => list(engine)),
+  );
+  return { ops, counting };
+}
+
 /** claimAndDelete claims `count` tasks (with `filter`) and deletes them, `lanes` at a time. */
 async function claimAndDelete(engine, count, lanes, filter) {
   await inParallel(lanes, count, async () => {
@@ -403,24 +420,15 @@ export const rows = [
     unit: 'tasks listed/s',
     prepare: listKindB,
     async run(queue, built) {
-      const counting = queue.counting();
-      const engine = queue.engine({
-        worker: 'reader',
-        redis: counting.client,
-        metaIndexes: ['kind'],
+      const { ops, counting } = await listingsOfKindB(queue, async (engine) => {
+        const found = await engine.lister({ meta: { kind: 'b' } });
+        if (found.length !== 100)
+          throw new Error(`lister found ${found.length} tasks of kind b, not 100`);
       });
-      const listings = 2_000;
-      const ops = await rate(listings * 100, () =>
-        inParallel(10, listings, async () => {
-          const found = await engine.lister({ meta: { kind: 'b' } });
-          if (found.length !== 100)
-            throw new Error(`lister found ${found.length} tasks of kind b, not 100`);
-        }),
-      );
       return {
         ops,
         also:
-          `${number(counting.counts.get('scan') / listings)} scan script a listing; ` +
+          `${number(counting.counts.get('scan') / kindBListings)} scan script a listing; ` +
           `the queue listed by kind first in ${number(built.calls)} calls, ${(built.ms / 1000).toFixed(1)} s`,
       };
     },
@@ -432,28 +440,22 @@ export const rows = [
     unit: 'tasks listed/s',
     prepare: listKindB,
     async run(queue) {
-      const counting = queue.counting();
-      const engine = queue.engine({
-        worker: 'reader',
-        redis: counting.client,
-        metaIndexes: ['kind'],
+      const { ops, counting } = await listingsOfKindB(queue, async (engine) => {
+        const page = await engine.tasks({
+          state: 'claimable',
+          query: { meta: { kind: 'b' } },
+          limit: 1_000,
+        });
+        if (page.tasks.length !== 100 || page.cursor !== undefined) {
+          throw new Error(
+            `tasks() listed ${page.tasks.length} tasks of kind b, not 100 in one page`,
+          );
+        }
       });
-      const pages = 2_000;
-      const ops = await rate(pages * 100, () =>
-        inParallel(10, pages, async () => {
-          const page = await engine.tasks({
-            state: 'claimable',
-            query: { meta: { kind: 'b' } },
-            limit: 1_000,
-          });
-          if (page.tasks.length !== 100 || page.cursor !== undefined) {
-            throw new Error(
-              `tasks() listed ${page.tasks.length} tasks of kind b, not 100 in one page`,
-            );
-          }
-        }),
-      );
-      return { ops, also: `${number(counting.counts.get('page') / pages)} page script a page` };
+      return {
+        ops,
+        also: `${number(counting.counts.get('page') / kindBListings)} page script a page`,
+      };
     },
   },
   {
