@@ -66,6 +66,24 @@ describe('metaIndexes', () => {
     expect(await listed(q)).toContain(`kind=a ${idOf(before[0] as Task)}`);
   });
 
+  it('tells values and keys apart whatever they hold', async () => {
+    const q = queue();
+    const eon = q.engine('eon', { metaIndexes: ['k', 'k:1', '🙂'] });
+    const values = ['a', 'a:b', '1:a', 'a\u0000', '', 'ü', '🙂', 'x'.repeat(300)];
+    const created = new Map<string, Task>();
+    for (const value of values) {
+      created.set(value, await eon.create({ meta: { k: value, 'k:1': value, '🙂': value } }));
+    }
+    await eon.create({ meta: { kk: 'a', 'k:': 'a', other: 'a' } });
+    for (const value of values) {
+      for (const key of ['k', 'k:1', '🙂']) {
+        expect(await eon.lister({ meta: { [key]: value } })).toEqual([created.get(value)]);
+      }
+    }
+    expect(await eon.lister({ meta: { k: 'a', 'k:1': 'a:b' } })).toEqual([]);
+    expect(await listed(q)).toHaveLength(values.length * 3);
+  });
+
   it('reads only the tasks listed under the value asked', async () => {
     const q = queue();
     await createMany(q, 3_000, (index) => ({ meta: { kind: 'a', n: String(index) } }), 500);
