@@ -6,6 +6,7 @@
 import { TaskCronError } from '../errors.js';
 import { isIntervalHead, quote, readHead, tokenize } from './grammar.js';
 import { failFor } from './parse.js';
+import { withSuggestion } from './suggest.js';
 import type { Unit } from './types.js';
 
 /** unitMs is the fixed length of each unit; a month is 30 days. */
@@ -30,6 +31,25 @@ export function deferDuration(value: string): number {
   if (typeof value !== 'string') {
     throw new TaskCronError(`expected the @defer duration as a string, got ${typeof value}`);
   }
+  try {
+    return readDuration(value);
+  } catch (error) {
+    if (!(error instanceof TaskCronError)) throw error;
+    throw new TaskCronError(withSuggestion(value, error.message, isDuration));
+  }
+}
+
+/** isDuration tells whether a value is a @defer duration (no suggestion). */
+function isDuration(value: string): boolean {
+  try {
+    readDuration(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readDuration(value: string): number {
   const fail = failFor(value);
   const tokens = tokenize(value);
   if (tokens.length === 0) fail('the @defer duration is empty');

@@ -120,7 +120,7 @@ function readQuantity(word: string, unitWord: string, fail: Fail): number {
   }
   if (!/^\d+$/.test(word)) {
     return fail(
-      `expected a quantity in digits before ${quote(unitWord)} (e.g. ${quote(`5 ${unitWord}`)}), got ${quote(word)}`,
+      `expected a quantity in digits before ${quote(unitWord)} (e.g. ${quote(`5 ${pluralOf(unitOf(unitWord)?.unit ?? 'minute')}`)}), got ${quote(word)}`,
     );
   }
   if (word === '0') return fail(`the quantity must be at least 1, got ${quote(word)}`);
@@ -193,4 +193,9 @@ export function readOrdinal(word: string | undefined, fail: Fail): number {
     );
   }
   return day;
+}
+
+/** unitPairs lists each unit word with its plural, for messages that suggest a unit. */
+export function unitPairs(): readonly (readonly [string, string])[] {
+  return Object.entries(plurals);
 }

@@ -21,6 +21,7 @@ import {
   type Fail,
 } from './grammar.js';
 import type { IntervalSchedule, Schedule, TimeOfDay, Unit, Weekday } from './types.js';
+import { withSuggestion } from './suggest.js';
 import { isKnownZone } from './zone.js';
 
 /** SCHEDULE_CACHE_LIMIT is how many expressions parseSchedule remembers. */
@@ -56,8 +57,20 @@ function parseUncached(expression: string): { schedule: Schedule } | { message: 
   try {
     return { schedule: deepFreeze(parseExpression(expression)) };
   } catch (error) {
-    if (error instanceof TaskCronError) return { message: error.message };
+    if (error instanceof TaskCronError) {
+      return { message: withSuggestion(expression, error.message, isExpression) };
+    }
     throw error;
+  }
+}
+
+/** isExpression tells whether the language reads an expression (no cache, no suggestion). */
+function isExpression(expression: string): boolean {
+  try {
+    parseExpression(expression);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -122,7 +122,7 @@ const messages: readonly (readonly [string, string])[] = [
   ],
   [
     '2 minutex',
-    '"2 minutex": expected a unit (minute, hour, day, week, month or a plural) or a five-field cron expression, got "minutex"',
+    '"2 minutex": expected a unit (minute, hour, day, week, month or a plural) or a five-field cron expression, got "minutex"; did you mean "2 minutes"?',
   ],
   ['Hour', '"Hour": unit names are lower case; write "hour"'],
   ['5 Hours', '"5 Hours": unit names are lower case; write "hours"'],
@@ -155,7 +155,7 @@ const messages: readonly (readonly [string, string])[] = [
   ],
   [
     'eight hours',
-    '"eight hours": expected a quantity in digits before "hours" (e.g. "5 hours"), got "eight"',
+    '"eight hours": expected a quantity in digits before "hours" (e.g. "5 hours"), got "eight"; did you mean "8 hours"?',
   ],
   [
     '1.5 hours',
@@ -184,7 +184,7 @@ const messages: readonly (readonly [string, string])[] = [
   // times
   [
     'day at 8:00',
-    '"day at 8:00": expected a time HH:MM after "at" (two-digit hour 00-23, minutes 00-59), got "8:00"',
+    '"day at 8:00": expected a time HH:MM after "at" (two-digit hour 00-23, minutes 00-59), got "8:00"; did you mean "day at 08:00"?',
   ],
   [
     'day at 24:00',
@@ -200,25 +200,28 @@ const messages: readonly (readonly [string, string])[] = [
   ],
   [
     'week on Monday at 6:00',
-    '"week on Monday at 6:00": expected a time HH:MM after "at" (two-digit hour 00-23, minutes 00-59), got "6:00"',
+    '"week on Monday at 6:00": expected a time HH:MM after "at" (two-digit hour 00-23, minutes 00-59), got "6:00"; did you mean "week on Monday at 06:00"?',
   ],
   // weekdays and ordinals
   [
     'week on Wed',
-    '"week on Wed": expected a full weekday name (Monday ... Sunday) after "on", got "Wed"',
+    '"week on Wed": expected a full weekday name (Monday ... Sunday) after "on", got "Wed"; did you mean "week on Wednesday"?',
   ],
   [
     'week on',
     '"week on": expected a full weekday name (Monday ... Sunday) after "on", but the expression ends',
   ],
-  ['month on 15th', '"month on 15th": expected "the" after "on" (as in "on the 15th"), got "15th"'],
+  [
+    'month on 15th',
+    '"month on 15th": expected "the" after "on" (as in "on the 15th"), got "15th"; did you mean "month on the 15th"?',
+  ],
   [
     'month on the 15',
-    '"month on the 15": expected the day of the month as an ordinal (1st, 2nd, 3rd, 4th ... 31st) after "on the", got "15"',
+    '"month on the 15": expected the day of the month as an ordinal (1st, 2nd, 3rd, 4th ... 31st) after "on the", got "15"; did you mean "month on the 15th"?',
   ],
   [
     'month on the 01st',
-    '"month on the 01st": expected the day of the month as an ordinal (1st, 2nd, 3rd, 4th ... 31st) after "on the", got "01st"',
+    '"month on the 01st": expected the day of the month as an ordinal (1st, 2nd, 3rd, 4th ... 31st) after "on the", got "01st"; did you mean "month on the 1st"?',
   ],
   ['month on the 2th', '"month on the 2th": "2th" has the wrong suffix; write "2nd"'],
   ['month on the 11st', '"month on the 11st": "11st" has the wrong suffix; write "11th"'],
@@ -254,11 +257,11 @@ const messages: readonly (readonly [string, string])[] = [
   ],
   [
     '@daily',
-    '"@daily": macros such as "@daily" are not supported; write the five fields, e.g. "0 0 * * *"',
+    '"@daily": macros such as "@daily" are not supported; write the five fields, e.g. "0 0 * * *"; did you mean "day"?',
   ],
   [
     '@every 5m',
-    '"@every 5m": macros such as "@every" are not supported; write the five fields (minute hour day-of-month month day-of-week)',
+    '"@every 5m": macros such as "@every" are not supported; write the five fields (minute hour day-of-month month day-of-week); did you mean "5 minutes"?',
   ],
   [
     'H * * * *',
@@ -428,7 +431,7 @@ describe('parseSchedule: the Schedule', () => {
   it('takes weekday names in any case, keywords and units in lower case only', () => {
     expect(parseSchedule('week on sUnDaY')).toMatchObject({ weekday: 'sunday' });
     expect(messageOf('week ON Monday')).toBe(
-      '"week ON Monday": unexpected "ON" after "week"; weeks take only "on WEEKDAY [at HH:MM]"',
+      '"week ON Monday": unexpected "ON" after "week"; weeks take only "on WEEKDAY [at HH:MM]"; did you mean "week on Monday"?',
     );
     expect(messageOf('month on THE 1st')).toBe(
       '"month on THE 1st": expected "the" after "on" (as in "on the 15th"), got "THE"',
