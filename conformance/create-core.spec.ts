@@ -1,7 +1,8 @@
-import { TaskMetaEmptyError } from '../lib/errors.js';
+import { TaskKeyError, TaskMetaEmptyError } from '../lib/errors.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { creationTime } from '../lib/task/object-id.js';
+import { expectUnchanged } from './harness/queue-state.js';
 import { useQueue } from './harness/queue.js';
 
 describe('create', () => {
@@ -140,21 +141,23 @@ describe('create', () => {
     expect(argument.node).toEqual(expected.node);
   });
 
-  it('ignores properties other than the seven maps: not stored, not returned', async () => {
+  it('rejects properties other than the seven maps and writes nothing; queries ignore them', async () => {
     const eon = queue().engine('eon');
-    const stored = await eon.create({
-      meta: { k: 'v' },
-      extra: { a: 'b' },
-      note: 'text',
-      count: 5,
-    } as unknown as Task);
-    expect(Object.keys(stored).sort()).toEqual(['core', 'meta', 'node']);
-    const [listed] = await eon.lister({ meta: { '*': '*' } });
-    expect(listed).toEqual(stored);
+    await eon.create({ meta: { k: 'seed' } });
+    const argument = { meta: { k: 'v' }, extra: { a: 'b' }, note: 'text', count: 5 };
+    await expectUnchanged(queue().redis, queue().prefix, async () => {
+      await expect(eon.create(argument as unknown as Task)).rejects.toThrow(
+        new TaskKeyError(
+          'create: a task has no key "extra"; the keys of a task are core, cron, gate, meta, node, root, sync',
+        ),
+      );
+    });
+    expect(argument).toEqual({ meta: { k: 'v' }, extra: { a: 'b' }, note: 'text', count: 5 });
     // a query of only such properties has no map at all (X2)
     await expect(eon.exists({ extra: { a: 'b' } } as unknown as Task)).rejects.toBeInstanceOf(
       TaskMetaEmptyError,
     );
+    expect(await eon.exists({ meta: { k: 'seed' }, extra: 1 } as unknown as Task)).toBe(true);
   });
 
   it('accepts the largest cancel value, 2^53 - 1, and stores it as given', async () => {

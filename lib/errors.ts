@@ -21,6 +21,17 @@ export class TaskEmptyError extends RescueError {
   }
 }
 
+/**
+ * TaskKeyError: a task given to `create` with a top-level property that is
+ * not one of its maps (`data`, a misspelt `mata`). The message names the
+ * property and the keys a task has; nothing was written.
+ */
+export class TaskKeyError extends RescueError {
+  constructor(message: string) {
+    super('TASK_KEY', message);
+  }
+}
+
 /** TaskMetaEmptyError: `create` without meta, or an `exists` / `lister` query that selects nothing. */
 export class TaskMetaEmptyError extends RescueError {
   constructor(message: string) {
@@ -174,6 +185,7 @@ export class AcceptTimeoutError extends RescueError {
 /** The error class for each stable code; the compiler checks the table is complete. */
 export const errorByCode = {
   TASK_EMPTY: TaskEmptyError,
+  TASK_KEY: TaskKeyError,
   TASK_META_EMPTY: TaskMetaEmptyError,
   TASK_CORE: TaskCoreError,
   TASK_CRON: TaskCronError,

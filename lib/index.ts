@@ -1,7 +1,7 @@
 // The public entry of rescue-engine: the names of spec/api.md that exist so
 // far, each listed by name (no `export *`), pinned by spec/exports.spec.ts.
 export { Label, Method, Gate } from './task/label.js';
-export type { Task, Labels } from './task/task.js';
+export type { Task, TaskInput, Labels } from './task/task.js';
 export { formatTime, parseTime } from './task/time.js';
 export { has, all, any, matches } from './matcher/matcher.js';
 export { schedule } from './schedule/index.js';
@@ -25,6 +25,7 @@ export type { BasicAuth } from './dashboard/auth.js';
 export {
   RescueError,
   TaskEmptyError,
+  TaskKeyError,
   TaskMetaEmptyError,
   TaskCoreError,
   TaskCronError,

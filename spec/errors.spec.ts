@@ -11,6 +11,7 @@ describe('errors', () => {
   it('has one class per code, each a RescueError carrying that code', () => {
     expect(errorCodes).toEqual([
       'TASK_EMPTY',
+      'TASK_KEY',
       'TASK_META_EMPTY',
       'TASK_CORE',
       'TASK_CRON',

@@ -35,6 +35,7 @@ describe('the public entry', () => {
         'TaskCoreError',
         'TaskCronError',
         'TaskEmptyError',
+        'TaskKeyError',
         'TaskGateError',
         'TaskLimitError',
         'TaskMetaEmptyError',

@@ -1,4 +1,4 @@
-import type { Task } from '../task/task.js';
+import type { Task, TaskInput } from '../task/task.js';
 import { cancelTask } from './cancel.js';
 import { closeConnection } from './connection.js';
 import { createEngineContext, type EngineContext } from './context.js';
@@ -47,7 +47,7 @@ export class Engine {
    * that id completes (then it joins the queue, in the same step), and
    * dropped if that task leaves the queue otherwise (cancelled with it).
    */
-  create(task: Task, options?: CreateOptions): Promise<Task> {
+  create(task: TaskInput, options?: CreateOptions): Promise<Task> {
     return observe(this.context, 'create', () => createTask(this.context, task, options));
   }
 
@@ -156,7 +156,7 @@ export class Engine {
    * `acceptTimeout`, a task no worker claimed in time is removed, in one
    * step with that check, and run rejects with AcceptTimeoutError.
    */
-  run(task: Task, options?: RunOptions): Promise<Outcome> {
+  run(task: TaskInput, options?: RunOptions): Promise<Outcome> {
     return runTask(this.context, task, options);
   }
 

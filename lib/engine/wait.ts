@@ -2,7 +2,7 @@ import { AcceptTimeoutError, TaskNotFoundError, WaitTimeoutError } from '../erro
 import { describe } from '../task/describe.js';
 import { Label } from '../task/label.js';
 import { creationTime } from '../task/object-id.js';
-import type { Task } from '../task/task.js';
+import type { TaskInput } from '../task/task.js';
 import { formatTime } from '../task/time.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { createTask } from './create.js';
@@ -240,7 +240,7 @@ export async function waitFor(
  */
 export async function runTask(
   context: EngineContext,
-  task: Task,
+  task: TaskInput,
   options?: RunOptions,
 ): Promise<Outcome> {
   assertOpen(context, 'run');

@@ -1,9 +1,10 @@
-import { LabelValueError, RescueError, TaskEmptyError } from '../errors.js';
+import { LabelValueError, RescueError, TaskCronError, TaskEmptyError } from '../errors.js';
 import { setLabel } from './codec.js';
 import { describe, quoteShort, reason } from './describe.js';
 import { Label } from './label.js';
 import { checkLimits, type ArgumentKind } from './limits.js';
 import { mapNames, type Labels, type MapName, type Task } from './task.js';
+import { formatTime } from './time.js';
 
 // The shape rules of semantics §3.0 run on a snapshot: each map property of
 // the argument is read once, and each map's own enumerable string-keyed
@@ -23,7 +24,9 @@ export interface Snapshot {
  * readTask checks the shape rules on a snapshot of the argument and returns
  * it: S1 (a plain object), S2 (maps of well-formed strings), then S3 (the size
  * limits of lib/task/limits.ts for a task or a query). `null` and `undefined`
- * maps are absent; other properties are ignored. Anything that throws while it
+ * maps are absent; other properties are ignored here (create rejects them,
+ * lib/task/validate.ts). A Date is taken for cron `@exact` and stored as
+ * formatTime of it. Anything that throws while it
  * is read (a revoked proxy, a throwing getter) breaks S1 for the argument and
  * S2 for a map or a label.
  */
@@ -84,7 +87,8 @@ function readMap(
 function copyLabelsOnce(map: Record<string, unknown>, name: MapName, what: string): Labels {
   const copy: Labels = {};
   for (const key of Object.keys(map)) {
-    const value = map[key];
+    let value = map[key];
+    if (name === 'cron' && key === Label.Exact) value = readTimeValue(value, what);
     if (typeof value !== 'string') {
       throw new LabelValueError(
         `${what}: Task.${name} label ${quoteShort(key)} must have a string value; got ${describe(value)}`,
@@ -99,6 +103,31 @@ function copyLabelsOnce(map: Record<string, unknown>, name: MapName, what: strin
     setLabel(copy, key, value);
   }
   return copy;
+}
+
+/**
+ * readTimeValue takes a Date (of any realm) for a time label and turns it
+ * into the stored form, formatTime; any other value is returned as it is.
+ */
+function readTimeValue(value: unknown, what: string): unknown {
+  const ms = dateValueOf(value);
+  if (ms === undefined) return value;
+  if (!Number.isFinite(ms)) {
+    throw new TaskCronError(
+      `${what}: Task.cron ${quoteShort(Label.Exact)} is an invalid Date (its time is NaN)`,
+    );
+  }
+  return formatTime(new Date(ms));
+}
+
+/** dateValueOf is the time of a Date, read without calling its own methods; undefined for anything else. */
+function dateValueOf(value: unknown): number | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  try {
+    return Date.prototype.getTime.call(value);
+  } catch {
+    return undefined; // not a Date
+  }
 }
 
 /**

@@ -28,3 +28,17 @@ export interface Task {
 export const mapNames = ['core', 'cron', 'gate', 'meta', 'node', 'root', 'sync'] as const;
 
 export type MapName = (typeof mapNames)[number];
+
+/**
+ * The top-level keys a task given to create may have; create rejects any
+ * other (TaskKeyError). A new kind of content beside the maps is added here.
+ */
+export const taskKeys: readonly string[] = [...mapNames];
+
+/**
+ * TaskInput is what create takes: a Task whose cron `@exact` time may also
+ * be a Date (stored as formatTime of it).
+ */
+export interface TaskInput extends Omit<Task, 'cron'> {
+  cron?: Record<string, string | Date>;
+}

@@ -3,15 +3,19 @@ import {
   LabelValueError,
   TaskCoreError,
   TaskCronError,
+  TaskEmptyError,
   TaskGateError,
+  TaskKeyError,
   TaskMetaEmptyError,
   TaskNodeError,
 } from '../errors.js';
 import { schedule } from '../schedule/index.js';
-import { quoteShort } from './describe.js';
+import { nearest } from '../spelling.js';
+import { quoteShort, reason } from './describe.js';
 import { Bypass, Gate, Label, Method, reservedScheme } from './label.js';
+import { didYouMean, isTimeLookalike, reservedLookalike } from './lookalike.js';
 import { readSnapshot, readTask, type Snapshot } from './snapshot.js';
-import type { Labels, Task } from './task.js';
+import { taskKeys, type Labels, type Task } from './task.js';
 import { parseTime } from './time.js';
 
 // Validation is pure: each function checks one operation's rules in the order
@@ -36,6 +40,7 @@ export interface CreatePlan {
  */
 export function validateCreate(argument: unknown, now: Date): Snapshot & { plan: CreatePlan } {
   const { task, sources } = readSnapshot(argument, 'create', 'task'); // C1: S1, S2, S3
+  rejectUnknownKeys(argument); // C1: S4
   const { core, cron, gate, meta, node, root, sync } = task;
   const plan: CreatePlan = {};
 
@@ -43,7 +48,7 @@ export function validateCreate(argument: unknown, now: Date): Snapshot & { plan:
     const keys = Object.keys(core);
     if (keys.length !== 1 || keys[0] !== Label.Cancel) {
       throw new TaskCoreError(
-        `create: Task.core may hold only ${quoteShort(Label.Cancel)}; got ${keys.length === 0 ? 'an empty map' : `keys ${keys.map(quoteShort).join(', ')}`}`,
+        `create: Task.core may hold only ${quoteShort(Label.Cancel)}; got ${keys.length === 0 ? 'an empty map' : `keys ${keys.map(quoteShort).join(', ')}`}${hintFor(keys)}`,
       ); // C2
     }
     const cancel = core[Label.Cancel] ?? '';
@@ -73,6 +78,7 @@ export function validateCreate(argument: unknown, now: Date): Snapshot & { plan:
 
   if (cron !== undefined) {
     const keys = Object.keys(cron);
+    rejectCronLookalikes(cron); // C11
     if (keys.length !== 1) {
       throw new TaskCronError(
         `create: Task.cron must hold exactly one label (${quoteShort(Label.Every)} or ${quoteShort(Label.Exact)}); got ${keys.length === 0 ? 'an empty map' : `keys ${keys.map(quoteShort).join(', ')}`}`,
@@ -115,7 +121,10 @@ export function validateCreate(argument: unknown, now: Date): Snapshot & { plan:
 
   if (gate !== undefined) validateGate(gate, cron !== undefined); // C15, C16
 
-  // C17: reserved keys outside their uses.
+  // C17: reserved keys outside their uses, and cron keys in the caller's own maps.
+  for (const name of ['gate', 'meta', 'root', 'sync'] as const) {
+    rejectTimeLookalikes(name, task[name]);
+  }
   rejectReservedKeys('create', 'gate', gate);
   rejectReservedKeys('create', 'meta', meta);
   rejectReservedKeys('create', 'root', root);
@@ -130,10 +139,66 @@ export function validateCreate(argument: unknown, now: Date): Snapshot & { plan:
   return { task, sources, plan };
 }
 
+/**
+ * rejectUnknownKeys: a task given to create has only the keys of taskKeys.
+ * Only the names are read (the snapshot read the maps), never the values.
+ */
+function rejectUnknownKeys(argument: unknown): void {
+  let keys: string[];
+  try {
+    keys = Object.keys(argument as object);
+  } catch (error) {
+    throw new TaskEmptyError(`create: the task cannot be read: ${reason(error)}`);
+  }
+  const unknown = keys.find((key) => !taskKeys.includes(key));
+  if (unknown === undefined) return;
+  const near = nearest(unknown.toLowerCase(), taskKeys);
+  throw new TaskKeyError(
+    `create: a task has no key ${quoteShort(unknown)}; the keys of a task are ${taskKeys.join(', ')}${near === undefined ? '' : `; did you mean ${quoteShort(near)}?`}`,
+  );
+}
+
+/**
+ * rejectCronLookalikes: a cron key that is a reserved key without its scheme
+ * (`@every`) would make an ordinary task that runs once, not a template.
+ */
+function rejectCronLookalikes(cron: Labels): void {
+  for (const key of Object.keys(cron)) {
+    if (key.includes(reservedScheme)) continue; // C17 names those
+    const label = reservedLookalike(key);
+    if (label !== undefined) {
+      throw new TaskCronError(
+        `create: Task.cron key ${quoteShort(key)} has no reserved scheme, so it would be stored as a plain label with no effect; ${didYouMean(label)}`,
+      );
+    }
+  }
+}
+
+/** rejectTimeLookalikes: `@every`, `@exact` or `@defer` as a key of the caller's own labels. */
+function rejectTimeLookalikes(name: string, labels: Labels | undefined): void {
+  if (labels === undefined) return;
+  for (const key of Object.keys(labels)) {
+    if (!isTimeLookalike(key)) continue;
+    const label = reservedLookalike(key) ?? '';
+    throw new LabelReservedError(
+      `create: Task.${name} key ${quoteShort(key)} looks like a cron label in the wrong map; ${didYouMean(label, 'Task.cron')}`,
+    );
+  }
+}
+
+/** hintFor is the did-you-mean of the first key that looks like a reserved key, or ''. */
+function hintFor(keys: readonly string[]): string {
+  for (const key of keys) {
+    const label = reservedLookalike(key);
+    if (label !== undefined) return `; ${didYouMean(label)}`;
+  }
+  return '';
+}
+
 function validateNode(node: Labels): void {
   if (!Object.hasOwn(node, Label.Method)) {
     throw new TaskNodeError(
-      `create: Task.node must hold ${quoteShort(Label.Method)} (all, any or uni)`,
+      `create: Task.node must hold ${quoteShort(Label.Method)} (all, any or uni)${hintFor(Object.keys(node))}`,
     ); // C5
   }
   const method = node[Label.Method];
@@ -312,8 +377,10 @@ function rejectReservedKeys(
   if (labels === undefined) return;
   for (const key of Object.keys(labels)) {
     if (key.includes(reservedScheme) && !allowed.includes(key)) {
+      const label = reservedLookalike(key);
+      const hint = label !== undefined && allowed.includes(label) ? `; ${didYouMean(label)}` : '';
       throw new LabelReservedError(
-        `${what}: Task.${name} key ${quoteShort(key)} is in the engine's reserved "${reservedScheme}" scheme`,
+        `${what}: Task.${name} key ${quoteShort(key)} is in the engine's reserved "${reservedScheme}" scheme${hint}`,
       );
     }
   }

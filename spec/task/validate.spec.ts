@@ -68,7 +68,11 @@ describe('create validation', () => {
     ['trigger values with cron', { cron: { [Label.Every]: 'hour' }, gate: { g: 'trigger' }, meta }],
     ['the paging key in sync', { meta, sync: { [Label.Paging]: 'anything' } }],
     ['a root with patterns', { meta, root: { '*': 'foo' } }],
-    ['other properties, ignored', { meta, extra: 1 }],
+    ['a symbol-keyed property (not a key of the task)', { meta, [Symbol('x')]: 1 }],
+    ['a non-enumerable property', Object.defineProperty({ meta }, 'extra', { value: 1 })],
+    ['paging as a user key of sync', { meta, sync: { paging: '1' } }],
+    ['every as a user key of meta (no @)', { meta: { every: 'hour' } }],
+    ['@exact as a Date', { cron: { [Label.Exact]: new Date('2023-10-20T00:00:02Z') }, meta }],
     ['null maps, read as absent', { meta, root: null, cron: null }],
     ['@exact one ms after now', { cron: { [Label.Exact]: '2023-10-20T00:00:01.001Z' }, meta }],
     ['@exact as an offset', { cron: { [Label.Exact]: '2023-10-20T02:00:02+02:00' }, meta }],
@@ -94,11 +98,80 @@ describe('create validation', () => {
     expect(plan.exactAt?.toISOString()).toBe('2023-10-20T00:00:02.000Z');
   });
 
-  it('copies the maps it returns and drops other properties', () => {
-    const argument = { meta: { k: 'v' }, extra: 1 };
+  it('copies the maps it returns', () => {
+    const argument = { meta: { k: 'v' } };
     const { task } = validateCreate(argument, now);
     expect(task).toEqual({ meta: { k: 'v' } });
     expect(task.meta).not.toBe(argument.meta);
+  });
+
+  it('stores a Date for @exact as formatTime of it, of any realm, and plans its due time', () => {
+    for (const at of [
+      new Date('2023-10-20T02:00:02.500Z'),
+      runInNewContext('new Date("2023-10-20T02:00:02.500Z")') as Date,
+    ]) {
+      const { task, plan } = validateCreate({ cron: { [Label.Exact]: at }, meta }, now);
+      expect(task.cron).toEqual({ [Label.Exact]: '2023-10-20T02:00:02.5Z' });
+      expect(plan.exactAt?.toISOString()).toBe('2023-10-20T02:00:02.500Z');
+    }
+  });
+
+  it('reads a Date without calling its methods', () => {
+    const at = new Date('2023-10-20T02:00:02Z');
+    at.getTime = () => 0;
+    at.toISOString = () => 'tomorrow';
+    const { task } = validateCreate({ cron: { [Label.Exact]: at }, meta }, now);
+    expect(task.cron).toEqual({ [Label.Exact]: '2023-10-20T02:00:02Z' });
+  });
+
+  // What each mistake says: the key, and what the caller meant.
+  it.each([
+    [
+      { meta, data: { a: 1 } },
+      'create: a task has no key "data"; the keys of a task are core, cron, gate, meta, node, root, sync',
+    ],
+    [
+      { mata: { k: 'v' } },
+      'create: a task has no key "mata"; the keys of a task are core, cron, gate, meta, node, root, sync; did you mean "meta"?',
+    ],
+    [
+      { cron: { '@every': '2 minutes' }, meta },
+      `create: Task.cron key "@every" has no reserved scheme, so it would be stored as a plain label with no effect; did you mean "${Label.Every}" (Label.Every)?`,
+    ],
+    [
+      { cron: { exact: '2023-10-21T00:00:00Z' }, meta },
+      `create: Task.cron key "exact" has no reserved scheme, so it would be stored as a plain label with no effect; did you mean "${Label.Exact}" (Label.Exact)?`,
+    ],
+    [
+      { cron: { '@defer': '2 hours' }, meta },
+      `create: Task.cron key "@defer" has no reserved scheme, so it would be stored as a plain label with no effect; did you mean "${Label.Defer}" (Label.Defer)?`,
+    ],
+    [
+      { cron: { [Label.Every.replace('@', '')]: 'hour' }, meta },
+      `create: Task.cron key "${Label.Every.replace('@', '')}" is in the engine's reserved "rescue.io" scheme; did you mean "${Label.Every}" (Label.Every)?`,
+    ],
+    [
+      { meta: { '@every': 'hour' } },
+      `create: Task.meta key "@every" looks like a cron label in the wrong map; did you mean "${Label.Every}" (Label.Every) in Task.cron?`,
+    ],
+    [
+      { core: { cancel: '3' }, meta },
+      `create: Task.core may hold only "${Label.Cancel}"; got keys "cancel"; did you mean "${Label.Cancel}" (Label.Cancel)?`,
+    ],
+    [
+      { node: { method: 'all' }, meta },
+      `create: Task.node must hold "${Label.Method}" (all, any or uni); did you mean "${Label.Method}" (Label.Method)?`,
+    ],
+    [
+      { cron: { [Label.Every]: 'every 2 minutes' }, meta },
+      `create: Task.cron "${Label.Every}": "every 2 minutes": expected a unit (minute, hour, day, week, month or a plural) or a five-field cron expression, got "every"; did you mean "2 minutes"?`,
+    ],
+    [
+      { cron: { [Label.Exact]: new Date(Number.NaN) }, meta },
+      `create: Task.cron "${Label.Exact}" is an invalid Date (its time is NaN)`,
+    ],
+  ])('says what is wrong with %j', (task, message) => {
+    expect(() => validateCreate(task, now)).toThrow(message);
   });
 
   // The first failing rule decides, in table order.
@@ -247,9 +320,10 @@ describe('the validation tables of semantics §3', () => {
   const range = (prefix: string, from: number, to: number): string[] =>
     Array.from({ length: to - from + 1 }, (_, index) => `${prefix}${from + index}`);
 
-  // Every rule that needs only the argument; S1, S2 and S3 stand for C1, DL1, T1, Y1, X1 and L1.
+  // Every rule that needs only the argument; S1, S2 and S3 stand for C1, DL1, T1, Y1, X1 and L1,
+  // and S4 (no top-level keys but the maps) is create's part of C1.
   it.each([
-    ['create', createRejects, ['S1', 'S2', 'S3', ...range('C', 2, 17)]],
+    ['create', createRejects, ['S1', 'S2', 'S3', 'S4', ...range('C', 2, 17)]],
     ['delete', deleteRejects, ['S1', 'S2', 'S3', ...range('DL', 2, 4)]],
     ['extend', extendRejects, ['S1', 'S2', 'S3', ...range('T', 2, 3)]],
     ['cycles', cyclesRejects, ['S1', 'S2', 'S3', ...range('Y', 2, 4)]],
