@@ -25,10 +25,15 @@ export async function deleteTask(
   const now = readClock(context.clock);
   const prepared = prepareDelete(context, argument, now, outcome, children);
   if (!prepared.completedLocally) {
-    const reply = (await runRequest(context, 'delete', (request) => [
-      ...prepared.args,
-      request,
-    ])) as DeleteReply;
+    let reply: DeleteReply;
+    try {
+      reply = (await runRequest(context, 'delete', (request) => [
+        ...prepared.args,
+        request,
+      ])) as DeleteReply;
+    } catch (error) {
+      throw explainDefer(error, prepared.deferProblem);
+    }
     countDelete(context, reply);
   }
   completedTask(context, argument as Task);
@@ -51,7 +56,22 @@ export function countDelete(context: EngineContext, [result, emitted, halted]: D
  */
 export type DeletePreparation =
   | { completedLocally: true }
-  | { completedLocally: false; args: (string | number)[]; folded: string[] };
+  | {
+      completedLocally: false;
+      args: (string | number)[];
+      folded: string[];
+      /** What is wrong with the copy's @defer, when the script is to reject it. */
+      deferProblem?: string;
+    };
+
+/**
+ * explainDefer adds to the script's "not a duration" rejection what the
+ * interval language says about the value (with its did-you-mean).
+ */
+function explainDefer(error: unknown, problem: string | undefined): unknown {
+  if (problem === undefined || !(error instanceof TaskCronError)) return error;
+  return new TaskCronError(`${error.message}: ${problem}`);
+}
 
 /** What a worker's completion has in the rare fields (delete.lua ARGV[4-12], ARGV[17]). */
 const commonRare = ['0', '0', '1', '', '', '', '', '', '', ''];
@@ -120,6 +140,7 @@ export function prepareDelete(
       children,
     ],
     folded: [plan.objectId, worker, token, outcome, common ? '' : JSON.stringify(rare)],
+    ...(requeue?.deferProblem === undefined ? {} : { deferProblem: requeue.deferProblem }),
   };
 }
 
@@ -128,6 +149,8 @@ interface RequeuePlan {
   maps: Task;
   /** False when the copy's @defer is not a duration: delete then throws TaskCronError. */
   deferValid: boolean;
+  /** Why the copy's @defer is not a duration. */
+  deferProblem?: string;
   /** When the requeued task becomes due, for an exact or deferred task. */
   dueMs: number | undefined;
   /** tick+1 when the requeued task is a cron template: its label read, or '-inf' (overdue). */
@@ -143,6 +166,7 @@ function requeuePlan(copy: Task, now: Date): RequeuePlan | undefined {
   if (!pages(copy) && !defers(copy)) return undefined;
   const cron = copy.cron === undefined ? undefined : copyLabels(copy.cron);
   let deferValid = true;
+  let deferProblem: string | undefined;
   const defer = cron?.[Label.Defer];
   if (cron !== undefined && defer !== undefined) {
     try {
@@ -150,6 +174,7 @@ function requeuePlan(copy: Task, now: Date): RequeuePlan | undefined {
     } catch (error) {
       if (!(error instanceof TaskCronError)) throw error;
       deferValid = false;
+      deferProblem = error.message;
     }
   }
   const maps: Task = {};
@@ -161,7 +186,7 @@ function requeuePlan(copy: Task, now: Date): RequeuePlan | undefined {
     cron !== undefined && Object.hasOwn(cron, Label.Every)
       ? (tryParseTime(cron[Label.TickP1])?.getTime() ?? '-inf')
       : undefined;
-  return { maps, deferValid, dueMs: dueTime(cron), tickP1Ms };
+  return { maps, deferValid, deferProblem, dueMs: dueTime(cron), tickP1Ms };
 }
 
 /** paging: the copy's paging value is neither blank nor '0' (semantics 1.4). */
