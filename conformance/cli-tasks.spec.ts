@@ -64,6 +64,24 @@ describe('rescue tasks', () => {
     expect(fromJson.sync).toEqual({ s: '1' });
   });
 
+  it('create says what a cron key without its scheme meant and stores nothing (exit 1)', async () => {
+    const engine = queue().engine();
+    const result = await rescue([
+      'tasks',
+      'create',
+      ...q(),
+      '--meta',
+      'kind=mail',
+      '--cron',
+      '@every=2 minutes',
+    ]);
+    expect(result.code).toBe(1);
+    expect(oneLineError(result)).toBe(
+      `rescue: create: Task.cron key "@every" has no reserved scheme, so it would be stored as a plain label with no effect; did you mean "${Label.Every}" (Label.Every)?`,
+    );
+    expect(await engine.lister({ meta: { '*': '*' } })).toEqual([]);
+  });
+
   it('list pages by state and label query, with a cursor, as a table or JSON', async () => {
     const engine = queue().engine();
     const mails = [];
