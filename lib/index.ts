@@ -1,5 +1,9 @@
-// The public entry of rescue-engine: the public API, each name listed (no
-// `export *`), pinned by spec/exports.spec.ts.
+/**
+ * The public entry of rescue-engine: the public API, each name listed (no
+ * `export *`), pinned by spec/exports.spec.ts.
+ *
+ * @module rescue-engine
+ */
 export { Label, Method, Gate } from './task/label.js';
 export type { Task, Labels } from './task/task.js';
 export { formatTime, parseTime } from './task/time.js';
