@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { dashboardDefaults, tokenLeast } from '../lib/dashboard/options.js';
 import { engineDefaults } from '../lib/engine/options.js';
 import { errorByCode } from '../lib/errors.js';
 import { Label } from '../lib/task/label.js';
@@ -7,14 +8,16 @@ import { workerDefaults } from '../lib/worker/options.js';
 
 // The tables of docs/reference.md say what the code says: the reserved labels
 // of lib/task/label.ts, the limits of lib/task/limits.ts, the error classes
-// and codes of lib/errors.ts, and the options with their defaults.
+// and codes of lib/errors.ts, and the options with their defaults (the
+// dashboard's in docs/dashboard.md).
 
-const page = readFileSync(new URL('../docs/reference.md', import.meta.url), 'utf8');
+const read = (path: string): string => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
+const reference = read('docs/reference.md');
 
-/** table returns the rows (cells, trimmed) of the first table under a `## heading`. */
-function table(heading: string): string[][] {
+/** table returns the rows (cells, trimmed) of the first table under a `## heading` of a page. */
+function table(heading: string, page = reference): string[][] {
   const start = page.indexOf(`\n## ${heading}\n`);
-  if (start < 0) throw new Error(`docs/reference.md has no section "## ${heading}"`);
+  if (start < 0) throw new Error(`the page has no section "## ${heading}"`);
   const end = page.indexOf('\n## ', start + 1);
   const section = page.slice(start, end < 0 ? undefined : end);
   const lines = section.split('\n').filter((line) => line.startsWith('|'));
@@ -102,5 +105,21 @@ describe('docs/reference.md', () => {
       }),
     );
     expect(documented).toEqual({ ...workerDefaults });
+  });
+
+  it('gives the dashboard options of docs/dashboard.md their defaults', () => {
+    const rows = new Map(
+      table('Options', read('docs/dashboard.md')).map(([name = '', value = '', meaning = '']) => [
+        code(name),
+        { value, meaning },
+      ]),
+    );
+    const cell = (name: string): string => rows.get(name)?.value ?? '';
+    expect(code(cell('write'))).toBe(String(dashboardDefaults.write));
+    expect(code(cell('basePath'))).toBe(`'${dashboardDefaults.basePath}'`);
+    expect(number(cell('sampleInterval'))).toBe(dashboardDefaults.sampleInterval);
+    expect(number(cell('pollInterval'))).toBe(dashboardDefaults.pollInterval);
+    expect(number(cell('history')) * 60_000).toBe(dashboardDefaults.history);
+    expect(rows.get('token')?.meaning).toContain(`${tokenLeast} characters`);
   });
 });
