@@ -4,7 +4,7 @@ import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { useQueue } from './harness/queue.js';
 
-// semantics.md §5.1: concurrent calls on several engines end as if their
+// docs/semantics.md §5.1: concurrent calls on several engines end as if their
 // atomic steps had run one after another. Each test races calls whose serial
 // orders end differently and checks that every task ends in the state of one
 // of those orders (for races whose every order ends alike, in that state).

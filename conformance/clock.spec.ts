@@ -5,7 +5,7 @@ import type { Task } from '../lib/task/task.js';
 import { useQueue } from './harness/queue.js';
 import { engineRedis } from './harness/redis.js';
 
-// semantics.md §1.9 and §5.1: every operation that needs time reads the engine
+// docs/semantics.md §1.9 and §5.1: every operation that needs time reads the engine
 // clock once, at its start, and uses that reading for every decision, label
 // and id of the call, also across the atomic steps of expire and ticker.
 

@@ -21,7 +21,7 @@ describe('create', () => {
     expect(await eon.lister({ meta: { '*': '*' } })).toEqual([stored]);
   });
 
-  it('sets the first ticks of a cron template and keeps the gate (semantics 3.1 example)', async () => {
+  it('sets the first ticks of a cron template and keeps the gate (docs/semantics.md §3.1 example)', async () => {
     const eon = queue().engine('eon');
     const stored = await eon.create({
       cron: { [Label.Every]: 'hour' },

@@ -3,8 +3,8 @@ import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { useQueue } from './harness/queue.js';
 
-// @exact tasks: semantics 1.5 (parseTime, "due when now ≥ @exact"), 1.7,
-// 3.1 (stored as given), 3.2 phase 2 rule 4 and 3.6 (revoked, never removed by
+// @exact tasks: docs/semantics.md §1.5 (parseTime, "due when now ≥ @exact"), §1.7,
+// §3.1 (stored as given), §3.2 phase 2 rule 4 and §3.6 (revoked, never removed by
 // retention).
 
 const everything: Task = { meta: { '*': '*' } };

@@ -5,8 +5,8 @@ import type { Labels, Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
 import { useQueue } from './harness/queue.js';
 
-// The circuit breaker: cycles(x) and halted(x) of semantics 1.4, cycles() of
-// 3.8, and 5.2 items 1 and 5 (revocations and requeues count, nothing else).
+// The circuit breaker: cycles(x) and halted(x) of docs/semantics.md §1.4, cycles() of
+// §3.8, and §5.2 items 1 and 5 (revocations and requeues count, nothing else).
 
 const everything: Task = { meta: { '*': '*' } };
 
@@ -117,7 +117,7 @@ describe('cycles and the circuit breaker', () => {
     expect(await eon.search()).toBeUndefined();
   });
 
-  it('follows the cycles example of semantics 3.8: a halted task reset from a lister copy is searchable without cycles', async () => {
+  it('follows the cycles example of docs/semantics.md §3.8: a halted task reset from a lister copy is searchable without cycles', async () => {
     const q = queue();
     const eon = q.engine('eon');
     const created = await halted(eon);

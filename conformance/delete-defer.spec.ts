@@ -10,7 +10,7 @@ import type { Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
 import { useQueue } from './harness/queue.js';
 
-// delete with Label.Defer in the copy's cron: semantics 3.3 steps 4 and 7,
+// delete with Label.Defer in the copy's cron: docs/semantics.md §3.3 steps 4 and 7,
 // and the durations of 4.6.
 
 const everything: Task = { meta: { '*': '*' } };
@@ -43,7 +43,7 @@ describe('delete: deferral', () => {
     return copy;
   }
 
-  it('follows the deferral example of semantics 3.3', async () => {
+  it('follows the deferral example of docs/semantics.md §3.3', async () => {
     const q = queue();
     const eon = q.engine('eon');
     const etw = q.engine('etw');

@@ -6,7 +6,7 @@ import type { Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
 import { useQueue } from './harness/queue.js';
 
-// delete, step 5 of semantics 3.3: gate accounting. Deleting a trigger task
+// delete, step 5 of docs/semantics.md §3.3: gate accounting. Deleting a trigger task
 // flips the matching keys of every gate template; a template with no waiting
 // key left emits a child and waits again.
 
@@ -42,7 +42,7 @@ async function complete(
 describe('delete: gate accounting', () => {
   const queue = useQueue('2023-10-20T00:00:01Z');
 
-  it('follows the gate example of semantics 3.3', async () => {
+  it('follows the gate example of docs/semantics.md §3.3', async () => {
     const q = queue();
     const eon = q.engine('eon');
     const a = await eon.create({ gate: { g0: 'trigger' }, meta: { k: 'foo' }, sync: { zer: '0' } });

@@ -6,7 +6,7 @@ import { releaseTask } from '../lib/engine/runtime.js';
 import { expectUnchanged } from './harness/queue-state.js';
 import { useQueue } from './harness/queue.js';
 
-// delete, steps 1 to 3 of semantics 3.3: who may complete a task, and what a
+// delete, steps 1 to 3 of docs/semantics.md §3.3: who may complete a task, and what a
 // rejected delete leaves behind (nothing; 3.0, 5.2 items 3 and 5).
 
 const everything: Task = { meta: { '*': '*' } };

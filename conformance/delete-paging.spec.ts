@@ -3,8 +3,8 @@ import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { useQueue } from './harness/queue.js';
 
-// delete, steps 4 and 7 of semantics 3.3 for paging copies, and paging(x) of
-// semantics 1.4: a paging task is requeued instead of deleted.
+// delete, steps 4 and 7 of docs/semantics.md §3.3 for paging copies, and paging(x) of
+// docs/semantics.md §1.4: a paging task is requeued instead of deleted.
 
 const everything: Task = { meta: { '*': '*' } };
 
@@ -18,7 +18,7 @@ async function stored(engine: Engine, id: string): Promise<Task | undefined> {
   return (await engine.lister(everything)).find((task) => task.core?.[Label.Object] === id);
 }
 
-/** withoutCore drops core, for "x ≡ y" comparisons (semantics 0). */
+/** withoutCore drops core, for "x ≡ y" comparisons (docs/semantics.md §0). */
 function withoutCore(task: Task | undefined): Task | undefined {
   if (task === undefined) return undefined;
   const rest: Task = { ...task };
@@ -29,7 +29,7 @@ function withoutCore(task: Task | undefined): Task | undefined {
 describe('delete: paging', () => {
   const queue = useQueue('2023-10-20T00:00:01Z');
 
-  it('follows the paging example of semantics 3.3', async () => {
+  it('follows the paging example of docs/semantics.md §3.3', async () => {
     const q = queue();
     const eon = q.engine('eon');
     const a = await eon.create({ meta: { k: 'foo' }, sync: { one: 'n/a' } });

@@ -3,7 +3,7 @@ import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { useQueue } from './harness/queue.js';
 
-// delete, step 6 of semantics 3.3: an emitted child hands its (non-empty)
+// delete, step 6 of docs/semantics.md §3.3: an emitted child hands its (non-empty)
 // sync to its template, replacing the template's sync; the next child
 // copies it.
 

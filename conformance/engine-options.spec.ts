@@ -18,7 +18,7 @@ function adminUrlOf(pathname: string): string {
   return url.toString();
 }
 
-// semantics.md §1.8 (engine options) and §3.10 (constructor, worker, keyfmt,
+// docs/semantics.md §1.8 (engine options) and §3.10 (constructor, worker, keyfmt,
 // listen, close).
 
 const everything: Task = { meta: { '*': '*' } };
@@ -51,7 +51,7 @@ async function scanAll(redis: Redis): Promise<string[]> {
   return keys;
 }
 
-/** expectPlainRejections: each call rejects with an Error that is not a RescueError (semantics 3.10). */
+/** expectPlainRejections: each call rejects with an Error that is not a RescueError (docs/semantics.md §3.10). */
 async function expectPlainRejections(calls: [string, () => Promise<unknown>][]): Promise<void> {
   for (const [name, call] of calls) {
     const error: unknown = await call().then(

@@ -5,7 +5,7 @@ import type { Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
 import { useQueue } from './harness/queue.js';
 
-// semantics.md §3.4: exists is true iff some task of the queue, of any kind,
+// docs/semantics.md §3.4: exists is true iff some task of the queue, of any kind,
 // owned or not, due or not, satisfies matches(task, query).
 
 function idOf(task: Task | undefined): string {

@@ -3,7 +3,7 @@ import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { useQueue } from './harness/queue.js';
 
-// semantics.md §3.6 step 1 (retention): expire deletes a task that has no cron
+// docs/semantics.md §3.6 step 1 (retention): expire deletes a task that has no cron
 // map and is not a gate template once now − created > cleanup (strictly).
 
 const everything: Task = { meta: { '*': '*' } };

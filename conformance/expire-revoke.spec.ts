@@ -4,7 +4,7 @@ import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { useQueue } from './harness/queue.js';
 
-// semantics.md §3.6 step 2 (revocation): expire removes the worker and expiry
+// docs/semantics.md §3.6 step 2 (revocation): expire removes the worker and expiry
 // of an owned task whose lease ended (expiry ≤ now) and adds one cycle.
 
 const everything: Task = { meta: { '*': '*' } };
@@ -22,7 +22,7 @@ async function storedCore(engine: Engine, id: string): Promise<Record<string, st
 describe('expire: revocation', () => {
   const queue = useQueue('2023-10-20T00:00:01Z');
 
-  it('revokes a lease of 500 ms claimed at :03 at 00:00:03.5, not at 00:00:03.499 (semantics 3.6 example)', async () => {
+  it('revokes a lease of 500 ms claimed at :03 at 00:00:03.5, not at 00:00:03.499 (docs/semantics.md §3.6 example)', async () => {
     const q = queue();
     const eon = q.engine('eon', { expiry: 500 });
     const task = await eon.create({ meta: { k: 'foo' } });

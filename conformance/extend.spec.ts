@@ -5,7 +5,7 @@ import type { Labels, Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
 import { useQueue } from './harness/queue.js';
 
-// extend, semantics 3.7 and 5.2 items 3 and 4: a fresh lease from now for the
+// extend, docs/semantics.md §3.7 and §5.2 items 3 and 4: a fresh lease from now for the
 // owner, nothing for anybody else.
 
 const everything: Task = { meta: { '*': '*' } };
@@ -45,7 +45,7 @@ describe('extend', () => {
     return copy;
   }
 
-  it('follows the extend example of semantics 3.7: claimed at :02, extended at :10, expiry :40', async () => {
+  it('follows the extend example of docs/semantics.md §3.7: claimed at :02, extended at :10, expiry :40', async () => {
     const q = queue();
     const eon = q.engine('eon');
     const copy = await claimedAt(eon, '2023-10-20T00:00:02Z');

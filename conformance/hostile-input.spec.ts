@@ -16,7 +16,7 @@ import { Worker } from '../lib/worker/worker.js';
 import { expectUnchanged } from './harness/queue-state.js';
 import { useQueue } from './harness/queue.js';
 
-// Issue 18: what a hostile or careless caller passes gets a typed error and
+// Hostile input: what a hostile or careless caller passes gets a typed error and
 // writes nothing, or succeeds with what was validated; it never stores a task
 // and then throws.
 

@@ -8,7 +8,7 @@ import { Worker } from '../lib/worker/worker.js';
 import { dumpQueue } from './harness/queue-state.js';
 import { useQueue, type TestQueue } from './harness/queue.js';
 
-// Issue 18, as a property: random hostile objects (frozen, sealed, proxies,
+// Hostile input, as a property: random hostile objects (frozen, sealed, proxies,
 // revoked proxies, getters that change their answer or throw, null
 // prototypes, class instances, arrays, maps and values beyond the limits,
 // lone surrogates, prototype names as keys) thrown at every public call. Each

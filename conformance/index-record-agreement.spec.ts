@@ -2,7 +2,7 @@ import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { useQueue, type TestQueue } from './harness/queue.js';
 
-// Issue 10: an index and the record it points at can disagree when something
+// Ownership under faults: an index and the record it points at can disagree when something
 // else rewrites a label in place. The record decides: a pick checks the
 // record against the pool it came from, a revocation counts the owner the
 // index gave the task to, and neither hands out a task its record says is
@@ -26,7 +26,7 @@ async function owners(q: TestQueue): Promise<Record<string, string>> {
   return q.redis.hgetall(`${q.prefix}:owners`);
 }
 
-describe('labels rewritten in place (issue 10)', () => {
+describe('labels rewritten in place', () => {
   const queue = useQueue('2023-10-20T00:00:01Z');
 
   it('does not hand out a claimable task whose record now names an owner, to any engine', async () => {

@@ -7,7 +7,7 @@ import { useQueue } from './harness/queue.js';
 
 // The whole life of a plain, a unicast and a broadcast task on three engines
 // with named workers (eon, etw, eth; one queue, one clock, expiry 30 s), step
-// by step: semantics 1.7, 3.1, 3.2, 3.3, 3.6, 3.7 and 5.2 items 1 to 6.
+// by step: docs/semantics.md §1.7, §3.1, §3.2, §3.3, §3.6, §3.7 and §5.2 items 1 to 6.
 
 const everything: Task = { meta: { '*': '*' } };
 

@@ -4,7 +4,7 @@ import type { Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
 import { useQueue } from './harness/queue.js';
 
-// semantics.md §3.5: lister returns every task matching the query, oldest
+// docs/semantics.md §3.5: lister returns every task matching the query, oldest
 // first, exactly as stored (core included), `[]` when none.
 
 const everything: Task = { meta: { '*': '*' } };

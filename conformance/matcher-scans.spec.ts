@@ -5,7 +5,7 @@ import { has } from '../lib/matcher/matcher.js';
 import type { Labels } from '../lib/task/task.js';
 import { adminClient } from './harness/redis.js';
 
-// Matching cost (issue 18): a query pair with an exact key is a lookup in the
+// Matching cost (hostile input must not make a script walk more): a query pair with an exact key is a lookup in the
 // labels, not a walk over them; only pattern keys walk. Both matchers, counted.
 
 const labels: Labels = Object.fromEntries(

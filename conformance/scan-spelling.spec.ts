@@ -7,7 +7,7 @@ import { createMany, useQueue, type TestQueue } from './harness/queue.js';
 // a record without decoding it when it cannot hold a value the query asks for
 // exactly (include/has.lua may_match). Records written by something else may spell their strings in
 // any way JSON allows; each such spelling is still matched as decoded
-// (semantics 1.10, 2), and a record the check passes over never matches.
+// (docs/semantics.md §1.10, §2), and a record the check passes over never matches.
 
 const queue = useQueue('2023-10-20T00:00:01Z');
 

@@ -3,7 +3,7 @@ import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { useQueue, type TestQueue } from './harness/queue.js';
 
-// semantics 3.2 phase 3 (the balancing share gate), its examples, and 5.2 item 8.
+// docs/semantics.md §3.2 phase 3 (the balancing share gate), its example, and §5.2 item 8.
 
 const everything: Task = { meta: { '*': '*' } };
 
@@ -23,7 +23,7 @@ async function ownership(engine: Engine): Promise<Record<string, string[]>> {
 describe('search balancing share gate (phase 3)', () => {
   const queue = useQueue('2023-10-20T00:00:00Z');
 
-  it('follows the balancing example of semantics 3.2 row by row', async () => {
+  it('follows the balancing example of docs/semantics.md §3.2 row by row', async () => {
     const q = queue();
     const eon = q.engine('eon');
     const etw = q.engine('etw');

@@ -6,12 +6,12 @@ import { createMany, useQueue } from './harness/queue.js';
 // Bounded work: a search script promotes at most 100 due tasks and visits at
 // most 256 candidates; a search that cannot decide within that takes several
 // atomic steps, each resuming where the last stopped. What a search returns
-// stays what semantics.md §3.2 says. Tests that count steps run with stepTime
+// stays what docs/semantics.md §3.2 says. Tests that count steps run with stepTime
 // 0 (counts alone); step-time.spec.ts cuts steps by time.
 
 const queue = useQueue('2023-10-20T00:00:00Z');
 
-describe('due tasks join the pool in steps of at most 100 (semantics 3.2 phase 2)', () => {
+describe('due tasks join the pool in steps of at most 100 (docs/semantics.md §3.2 phase 2)', () => {
   it('promotes the earliest 100 per search, and counts the rest in n', async () => {
     const q = queue();
     await createMany(q, 250, (index) => ({

@@ -4,8 +4,8 @@ import type { Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
 import { useQueue } from './harness/queue.js';
 
-// semantics 3.2 phase 1 (broadcast delivery), 1.7 (broadcast kind), 1.8 (the
-// broadcast ledger), 5.2 item 6.
+// docs/semantics.md §3.2 phase 1 (broadcast delivery), §1.7 (broadcast kind), §1.8 (the
+// broadcast ledger), §5.2 item 6.
 
 const everything: Task = { meta: { '*': '*' } };
 const all = { [Label.Method]: Method.All };
@@ -17,7 +17,7 @@ function idOf(task: Task | undefined): string {
 describe('search delivers broadcast tasks (phase 1)', () => {
   const queue = useQueue('2023-10-20T00:00:00Z');
 
-  it('follows the broadcast example of semantics 3.2', async () => {
+  it('follows the broadcast example of docs/semantics.md §3.2', async () => {
     const q = queue();
     const eon = q.engine('eon');
     const etw = q.engine('etw');
@@ -169,7 +169,7 @@ describe('search delivers broadcast tasks (phase 1)', () => {
   });
 
   it('delivers a task created after its start by a clock that is behind, after completing a later one', async () => {
-    // semantics 1.5 / 5.1: new to an engine when created > its start instant,
+    // docs/semantics.md §1.5 / §5.1: new to an engine when created > its start instant,
     // whatever was delivered before; a creating engine may read an earlier clock
     const q = queue();
     const eon = q.engine('eon');
@@ -340,7 +340,7 @@ describe('search delivers broadcast tasks (phase 1)', () => {
     });
   });
 
-  // semantics 1.8: an engine MAY forget ledger entries of tasks that are no
+  // docs/semantics.md §1.8: an engine MAY forget ledger entries of tasks that are no
   // longer in the queue. The next two tests keep the tasks in the queue past
   // the cleanup age (no expire runs), so their entries must still count.
   it('keeps a completed task done while it is still in the queue, past the retention age', async () => {

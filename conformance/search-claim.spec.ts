@@ -6,8 +6,8 @@ import { expectUnchanged } from './harness/queue-state.js';
 import { countsInN } from './harness/probes.js';
 import { useQueue } from './harness/queue.js';
 
-// semantics 3.2 phases 2, 4 and 5 (claiming and the candidate rules), 1.7 (task
-// kinds as search sees them), 5.2 items 2 and 8.
+// docs/semantics.md §3.2 phases 2, 4 and 5 (claiming and the candidate rules), §1.7 (task
+// kinds as search sees them), §5.2 items 2 and 8.
 
 const everything: Task = { meta: { '*': '*' } };
 
@@ -278,7 +278,7 @@ describe('search candidates (phase 2)', () => {
   });
 
   it('judges @exact against its own now, also after a search whose clock was ahead', async () => {
-    // semantics 5.1: engines whose clocks disagree decide with their own clocks
+    // docs/semantics.md §5.1: engines whose clocks disagree decide with their own clocks
     const q = queue();
     const eon = q.engine('eon');
     await eon.create({ cron: { [Label.Exact]: '2023-10-20T00:00:05Z' }, meta: { k: 'exact' } });

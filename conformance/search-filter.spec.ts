@@ -5,7 +5,7 @@ import type { Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
 import { useQueue } from './harness/queue.js';
 
-// semantics 3.2 "With a filter", phases 1 (rule 4) and 4, 2.2 matches.
+// docs/semantics.md §3.2 "With a filter", phases 1 (rule 4) and 4, §2.2 matches.
 
 function idOf(task: Task | undefined): string {
   return task?.core?.[Label.Object] ?? '';

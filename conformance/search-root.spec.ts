@@ -4,8 +4,8 @@ import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { useQueue } from './harness/queue.js';
 
-// semantics 3.2 phase 2 rule 7 (root obsolescence) and its notes, 1.7 (leaf and
-// emitted child), 5.2 item 1.
+// docs/semantics.md §3.2 phase 2 rule 7 (root obsolescence) and its notes, §1.7 (leaf and
+// emitted child), §5.2 item 1.
 
 const everything: Task = { meta: { '*': '*' } };
 
@@ -28,7 +28,7 @@ function bypass(task: Task): Task {
 describe('search deletes obsolete leaves', () => {
   const queue = useQueue('2023-10-20T00:00:00Z');
 
-  it('follows the obsolescence example of semantics 3.2', async () => {
+  it('follows the obsolescence example of docs/semantics.md §3.2', async () => {
     const q = queue();
     const eon = q.engine('eon');
     const etw = q.engine('etw');

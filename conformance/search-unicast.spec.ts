@@ -3,7 +3,7 @@ import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { useQueue } from './harness/queue.js';
 
-// semantics 3.2 phase 4 (unicast first), 1.7 (unicast kind), 5.2 item 8.
+// docs/semantics.md §3.2 phase 4 (unicast first), §1.7 (unicast kind), §5.2 item 8.
 
 const everything: Task = { meta: { '*': '*' } };
 

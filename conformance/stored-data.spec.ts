@@ -5,7 +5,7 @@ import type { Task } from '../lib/task/task.js';
 import { countsInN, storeUnreadableTemplate } from './harness/probes.js';
 import { useQueue, type TestQueue } from './harness/queue.js';
 
-// semantics.md §1.10: records that are not tasks (written to Redis by
+// docs/semantics.md §1.10: records that are not tasks (written to Redis by
 // something else) are skipped by every operation, and removed by retention
 // once the creation instant in their id is older than cleanup; readable tasks
 // with unreadable labels are read as §1.10 says.
@@ -48,7 +48,7 @@ const badRecords: [string, string][] = [
   // id, so `{"meta":{"k":"v"}}` is a task whose core holds only its id.
 ];
 
-describe('stored records that are not tasks (semantics 1.10)', () => {
+describe('stored records that are not tasks (docs/semantics.md §1.10)', () => {
   const queue = useQueue('2023-10-20T00:00:02Z');
 
   async function write(json: string, id = badId): Promise<void> {
@@ -181,7 +181,7 @@ describe('stored records that are not tasks (semantics 1.10)', () => {
   });
 });
 
-describe('readable tasks with unreadable labels (semantics 1.10)', () => {
+describe('readable tasks with unreadable labels (docs/semantics.md §1.10)', () => {
   const queue = useQueue('2023-10-20T00:00:01Z');
 
   /** requeue stores the claimed task's copy, changed by `change`, through a paging delete. */
@@ -556,7 +556,7 @@ describe('a stored task whose labels another program made unreadable', () => {
   );
 });
 
-describe('records that are not tasks are never counted (semantics 1.10, 3.2 phase 3)', () => {
+describe('records that are not tasks are never counted (docs/semantics.md §1.10, §3.2 phase 3)', () => {
   const queue = useQueue('2023-10-20T00:00:01Z');
   const notATask = '{"meta": {"k": "x"'; // cut off: not JSON
 
@@ -607,7 +607,7 @@ describe('records that are not tasks are never counted (semantics 1.10, 3.2 phas
   });
 });
 
-describe('index entries of records that are not tasks any more (semantics 1.10)', () => {
+describe('index entries of records that are not tasks any more (docs/semantics.md §1.10)', () => {
   const queue = useQueue('2023-10-20T00:00:01Z');
   const notATask = '{"meta": {"k": "x"'; // cut off: not JSON
 

@@ -4,7 +4,7 @@ import { Label, Method } from '../lib/task/label.js';
 import type { Labels, Task } from '../lib/task/task.js';
 import { useQueue } from './harness/queue.js';
 
-// semantics.md §3.9: `all` and `uni` templates, whose lingering children never
+// docs/semantics.md §3.9: `all` and `uni` templates, whose lingering children never
 // block but are replaced at every due tick. Day 2023-10-20, instants UTC.
 
 const everything: Task = { meta: { '*': '*' } };
@@ -37,7 +37,7 @@ async function childrenOf(engine: Engine, templateId: string): Promise<Task[]> {
 const allNode: Labels = { [Label.Method]: Method.All };
 const uniNode: Labels = { [Label.Method]: Method.Uni, [Label.Worker]: 'etw' };
 
-describe('ticker: the `all` template example of semantics 3.9', () => {
+describe('ticker: the `all` template example of docs/semantics.md §3.9', () => {
   const queue = useQueue('2023-10-20T00:00:01Z');
 
   it('creates the template with tick-1 00:00 and tick+1 01:00', async () => {
@@ -133,7 +133,7 @@ describe('ticker: the `all` template example of semantics 3.9', () => {
   });
 });
 
-describe('ticker: the `uni` template example of semantics 3.9', () => {
+describe('ticker: the `uni` template example of docs/semantics.md §3.9', () => {
   const queue = useQueue('2023-10-20T00:00:01Z');
 
   it('keeps tick-1 at 00:00 while tick+1 goes 02:00, then 03:00, and replaces S1 by S2', async () => {

@@ -3,7 +3,7 @@ import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { useQueue } from './harness/queue.js';
 
-// semantics.md §3.9 (ticker) for `any` templates and cron expressions, with
+// docs/semantics.md §3.9 (ticker) for `any` templates and cron expressions, with
 // the consequences of §5.1 for concurrent tickers. Instants in comments are UTC.
 
 const everything: Task = { meta: { '*': '*' } };
@@ -36,7 +36,7 @@ async function childrenOf(engine: Engine, templateId: string): Promise<Task[]> {
   });
 }
 
-describe('ticker: the `any` template example of semantics 3.9', () => {
+describe('ticker: the `any` template example of docs/semantics.md §3.9', () => {
   const queue = useQueue('2023-09-28T14:23:24.161Z');
 
   async function exampleUpTo1700(): Promise<{
@@ -160,7 +160,7 @@ describe('ticker: the `any` template example of semantics 3.9', () => {
   });
 });
 
-describe('ticker: emission rules (semantics 3.9)', () => {
+describe('ticker: emission rules (docs/semantics.md §3.9)', () => {
   const queue = useQueue('2023-09-28T14:23:00Z');
 
   it('coalesces missed ticks: a template created at 14:23 and ticked at 18:30 emits exactly one child', async () => {

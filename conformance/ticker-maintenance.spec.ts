@@ -3,7 +3,7 @@ import { Label, Method } from '../lib/task/label.js';
 import type { Labels, Task } from '../lib/task/task.js';
 import { useQueue } from './harness/queue.js';
 
-// semantics.md §3.9 A (tick-1 maintenance) and its order before B (emission):
+// docs/semantics.md §3.9 A (tick-1 maintenance) and its order before B (emission):
 // "If tick+1(x) ≥ now (not overdue), and tick-1(x) ≠ S.tickM1, and x has no
 // children: set tick-1 to S.tickM1", evaluated before B on the same template.
 
@@ -35,7 +35,7 @@ async function deleteAll(engine: Engine, tasks: Task[]): Promise<void> {
     await engine.delete({ core: { [Label.Object]: idOf(task), [Label.Bypass]: 'true' } });
 }
 
-describe('ticker: tick-1 maintenance (semantics 3.9 A)', () => {
+describe('ticker: tick-1 maintenance (docs/semantics.md §3.9 A)', () => {
   const queue = useQueue('2023-09-28T14:23:00Z');
 
   it.each<[string, Labels]>([

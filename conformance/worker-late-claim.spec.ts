@@ -128,7 +128,8 @@ async function startProxy(port: number): Promise<Proxy> {
 }
 
 /**
- * lateClaim plays issue 17: worker eon claims the task with a search that
+ * lateClaim plays a late claim (one whose lease is partly or wholly gone by
+ * the time its reply arrives): worker eon claims the task with a search that
  * executes long after the engine read `now` (how, the scenario says), and
  * worker etw, which runs `expire` every 100 ms, takes the task if its lease
  * is revoked or released. Every run of the handler records what it held.
@@ -278,7 +279,7 @@ function expectSafeLateClaim({ runs, lateLost, ensuredBy }: Outcome, expiry: num
   }
 }
 
-describe('Worker: a claim that executes long after its `now` (issue 17)', () => {
+describe('Worker: a claim that executes long after its `now`', () => {
   it('renews a claim with little lease left before starting it (Redis paused for writes): no two runs overlap, no run outlives its lease', async () => {
     const expiry = 2_000;
     const outcome = await lateClaim({ expiry, workMs: 1_200, holdBack: pausedForWrites(1_500) });

@@ -1,12 +1,22 @@
-// The public entry of rescue-engine: the names of spec/api.md that exist so
-// far, each listed by name (no `export *`), pinned by spec/exports.spec.ts.
+/**
+ * The public entry of rescue-engine: the public API, each name listed (no
+ * `export *`), pinned by spec/exports.spec.ts.
+ *
+ * @module rescue-engine
+ */
 export { Label, Method, Gate } from './task/label.js';
 export type { Task, TaskInput, Labels } from './task/task.js';
 export { formatTime, parseTime } from './task/time.js';
 export { has, all, any, matches } from './matcher/matcher.js';
 export { schedule } from './schedule/index.js';
+export type { Ticks } from './schedule/index.js';
+export type { Clock } from './clock.js';
 export { Engine } from './engine/engine.js';
 export type { EngineOptions } from './engine/options.js';
+export type { CreateOptions } from './engine/create.js';
+export type { WaitOptions, RunOptions } from './engine/wait.js';
+export type { Outcome, OutcomeState } from './engine/outcome.js';
+export type { TaskStatus, TaskState as TaskStatusState } from './engine/status.js';
 export type { DoctorReport, DoctorCheck, DoctorCheckName, DoctorStatus } from './engine/doctor.js';
 export type { RepairReport } from './engine/repair.js';
 export type { QueueStats, OwnerCount } from './engine/stats.js';
@@ -19,7 +29,7 @@ export type { WorkerOptions } from './worker/options.js';
 export type { WorkerEvents } from './worker/events.js';
 export { createDashboard } from './dashboard/dashboard.js';
 export type { Dashboard } from './dashboard/dashboard.js';
-export type { DashboardOptions } from './dashboard/options.js';
+export type { DashboardOptions, MetricsSource } from './dashboard/options.js';
 export type { DashboardListenOptions, DashboardServer } from './dashboard/server.js';
 export type { BasicAuth } from './dashboard/auth.js';
 export {

@@ -2,7 +2,7 @@
 // as one line on stderr and one of these codes; no stack traces.
 import { RescueError, TaskNotFoundError } from '../errors.js';
 
-/** ExitCode: what `rescue` exits with (README, "Command line"). */
+/** ExitCode: what `rescue` exits with (docs/cli.md, exit codes). */
 export const ExitCode = {
   /** it worked (doctor: no check failed) */
   Ok: 0,

@@ -3,7 +3,7 @@ const none: readonly string[] = [];
 
 /**
  * BroadcastLedger is an engine's memory of the broadcast tasks it received
- * (semantics 1.8): object id -> local lease end and whether this engine
+ * (docs/semantics.md §1.8): object id -> local lease end and whether this engine
  * completed it. It lives in memory only; a new engine starts empty and
  * receives only broadcast tasks created after its start.
  *

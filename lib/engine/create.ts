@@ -14,7 +14,7 @@ import { beginCreate, countTasks } from './observe.js';
 import { runRequest } from './run.js';
 
 /**
- * createTask stores a new task (semantics 3.1): validation of a snapshot of
+ * createTask stores a new task (docs/semantics.md §3.1): validation of a snapshot of
  * the argument, then one script that mints the object id and indexes the
  * snapshot. Returns the stored task, and applies the same additions to the
  * caller's object where it takes them.
@@ -122,7 +122,7 @@ export function prepareCreate(argument: unknown, now: Date): PreparedCreate {
 
 /**
  * applyAdditions gives the caller's object the object id, a template's ticks
- * and a default node (semantics 3.1 step 4), into the map objects validation
+ * and a default node (docs/semantics.md §3.1 step 4), into the map objects validation
  * read. The task is stored by now, so nothing here may throw: an addition a
  * frozen, sealed or non-extensible object, a getter-only property or a proxy
  * refuses is skipped (the returned task has it).

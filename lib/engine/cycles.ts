@@ -2,7 +2,7 @@ import { validateCycles } from '../task/validate.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { runRequest } from './run.js';
 
-/** resetCycles resets a task's circuit breaker: no owner, no cycles (semantics 3.8). */
+/** resetCycles resets a task's circuit breaker: no owner, no cycles (docs/semantics.md §3.8). */
 export async function resetCycles(context: EngineContext, argument: unknown): Promise<void> {
   assertOpen(context, 'cycles');
   const { objectId } = validateCycles(argument);

@@ -10,7 +10,7 @@ import { completedTask, countTasks } from './observe.js';
 import { runRequest } from './run.js';
 
 /**
- * deleteTask completes a task (semantics 3.3). A broadcast copy this engine
+ * deleteTask completes a task (docs/semantics.md §3.3). A broadcast copy this engine
  * received is completed locally; everything else is one script: ownership,
  * requeue or gate accounting, sync propagation, deletion, and the outcome
  * of a deleted task (`outcome`: its fields from the worker runtime).
@@ -189,7 +189,7 @@ function requeuePlan(copy: Task, now: Date): RequeuePlan | undefined {
   return { maps, deferValid, deferProblem, dueMs: dueTime(cron), tickP1Ms };
 }
 
-/** paging: the copy's paging value is neither blank nor '0' (semantics 1.4). */
+/** paging: the copy's paging value is neither blank nor '0' (docs/semantics.md §1.4). */
 function pages(task: Task): boolean {
   const value = task.sync?.[Label.Paging];
   return value !== undefined && value.trim() !== '' && value !== '0';

@@ -27,7 +27,7 @@ import { tickTemplates } from './ticker.js';
  * Engine is one worker's handle on one queue: producers create tasks, workers
  * search, own, extend and delete them, and background calls to expire and
  * ticker keep ownership and schedules moving. Every state change is one
- * atomic Redis script (semantics.md §5).
+ * atomic Redis script (docs/semantics.md §5).
  */
 export class Engine {
   /** worker is this engine's worker id (configured or a random UUID). */

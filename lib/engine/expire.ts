@@ -9,7 +9,7 @@ const sweepCount = 50;
 
 /**
  * expireTasks deletes tasks past retention and revokes ended leases
- * (semantics 3.6), in batches of atomic steps that share one `now`. A lease
+ * (docs/semantics.md §3.6), in batches of atomic steps that share one `now`. A lease
  * counts as ended once it ended `clockSkew` ms before `now`: the owner's
  * clock may be that far behind this engine's.
  */

@@ -4,7 +4,7 @@ import { validateExtend } from '../task/validate.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { run } from './run.js';
 
-/** extendTask gives the caller's owned task a fresh lease from now (semantics 3.7). */
+/** extendTask gives the caller's owned task a fresh lease from now (docs/semantics.md §3.7). */
 export async function extendTask(context: EngineContext, argument: unknown): Promise<void> {
   assertOpen(context, 'extend');
   const { task, objectId } = validateExtend(argument);

@@ -18,7 +18,7 @@ import { run } from './run.js';
  */
 export const scanBudget = 500;
 
-/** existsTask tells whether some task matches the query (semantics 3.4). */
+/** existsTask tells whether some task matches the query (docs/semantics.md §3.4). */
 export async function existsTask(context: EngineContext, argument: unknown): Promise<boolean> {
   assertOpen(context, 'exists');
   const query = validateExists(argument);
@@ -29,7 +29,7 @@ export async function existsTask(context: EngineContext, argument: unknown): Pro
   return found;
 }
 
-/** listTasks returns every task matching the query, oldest first, as stored (semantics 3.5). */
+/** listTasks returns every task matching the query, oldest first, as stored (docs/semantics.md §3.5). */
 export async function listTasks(context: EngineContext, argument: unknown): Promise<Task[]> {
   assertOpen(context, 'lister');
   const query = validateLister(argument);

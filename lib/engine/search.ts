@@ -18,7 +18,7 @@ export type SearchReply = [
 ];
 /**
  * searchTask delivers a broadcast task or claims a task for this worker
- * (semantics 3.2).
+ * (docs/semantics.md §3.2).
  */
 export async function searchTask(
   context: EngineContext,
@@ -200,7 +200,7 @@ const ledgerPruneIntervalMs = 60_000;
 
 /**
  * pruneLedger forgets broadcast tasks that are no longer in the queue (an
- * engine may; semantics 1.8), at most once a minute and only when the ledger
+ * engine may; docs/semantics.md §1.8), at most once a minute and only when the ledger
  * holds something: undefined when nothing is to be done (no need to wait).
  */
 export function pruneLedger(context: EngineContext, nowMs: number): Promise<void> | undefined {

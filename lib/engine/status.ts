@@ -121,7 +121,7 @@ function stateOf(task: Task, due: string, nowMs: number): TaskState {
   return 'queued';
 }
 
-/** halted: the circuit breaker holds the task (semantics 1.4). */
+/** halted: the circuit breaker holds the task (docs/semantics.md §1.4). */
 export function halted(task: Task): boolean {
   const cancel = task.core?.[Label.Cancel];
   if (cancel === undefined || !/^[0-9]+$/.test(cancel) || Number(cancel) < 1) return false;

@@ -29,7 +29,7 @@ interface Ticks {
 
 /**
  * tickTemplates runs tick-1 maintenance and emission for every cron template
- * that is due or may need maintenance (semantics 3.9). The ticks are computed
+ * that is due or may need maintenance (docs/semantics.md §3.9). The ticks are computed
  * here from each template's @every and `now`; the script re-checks each
  * template and reports the ones that changed meanwhile, which are computed
  * again.
@@ -97,7 +97,7 @@ function tickEntry(id: string, every: string, seen: string, now: Date): TickEntr
     };
   } catch (error) {
     // A template whose @every cannot be read (or has no tick in range) is
-    // skipped (semantics 1.10); the script parks it so no ticker reads it again.
+    // skipped (docs/semantics.md §1.10); the script parks it so no ticker reads it again.
     if (error instanceof TaskCronError) return { id, every, seen, unreadable: true };
     throw error;
   }

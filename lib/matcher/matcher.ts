@@ -3,7 +3,7 @@ import { compileKeyPattern, isExactKey, valueMatches } from './pattern.js';
 
 /**
  * has tells whether every pair of `query` matches some label of `labels`
- * (semantics §2.2). The query `{ '*': '*' }` matches everything, even absent
+ * (docs/semantics.md §2.2). The query `{ '*': '*' }` matches everything, even absent
  * or empty labels; otherwise absent or empty labels, or an empty query, match
  * nothing. A pair with an exact key is a lookup; only a pattern key walks the
  * labels, so the cost of a query does not grow with the labels it names.

@@ -1,5 +1,5 @@
 /**
- * KeyPattern is a compiled key pattern of a query (semantics §2.1):
+ * KeyPattern is a compiled key pattern of a query (docs/semantics.md §2.1):
  *
  *     *      every key
  *     *x*    keys containing x (length ≥ 2, so ** matches every key)

@@ -1,5 +1,5 @@
 /**
- * Five-field cron expressions (`spec/semantics.md` §4.2 rule 4), read and
+ * Five-field cron expressions (docs/semantics.md §4.2 rule 4), read and
  * evaluated by cron-parser. The fields are always evaluated in UTC over local
  * date-times written as if UTC; tick.ts maps each match to an instant with
  * resolve(). cron-parser's own `tz` option is deliberately not used: around

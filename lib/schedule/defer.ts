@@ -1,5 +1,5 @@
 /**
- * `@defer` durations (`spec/semantics.md` §4.6): `unit`, `1 unit` or
+ * `@defer` durations (docs/semantics.md §4.6): `unit`, `1 unit` or
  * `N units`, a fixed length of time. No clauses, no zones, no cron.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The words of the interval language (`spec/semantics.md` §4.2): tokens,
+ * The words of the interval language (docs/semantics.md §4.2): tokens,
  * units, quantities, times, weekdays and ordinals. Each reader takes one
  * token and either returns its value or calls `fail` with what was expected.
  */

@@ -1,5 +1,5 @@
 /**
- * The grids of interval expressions (`spec/semantics.md` §4.3): local
+ * The grids of interval expressions (docs/semantics.md §4.3): local
  * date-times anchored at the unix epoch read as a local date-time
  * (1970-01-01 00:00; weeks at Monday 1970-01-05) and spaced uniformly by the
  * step σ, each shifted by the clause's offset. All arithmetic is on the local

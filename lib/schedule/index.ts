@@ -1,5 +1,5 @@
 /**
- * The interval language of `@every` and `@defer` (`spec/semantics.md` §4):
+ * The interval language of `@every` and `@defer` (docs/semantics.md §4):
  * `schedule` computes an expression's ticks around now, `parseSchedule`
  * validates an expression, `deferDuration` reads a `@defer` value. Pure: the
  * module never reads a clock; `now` is always an argument.

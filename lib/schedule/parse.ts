@@ -1,5 +1,5 @@
 /**
- * Expression to Schedule (`spec/semantics.md` §4.2): the zone suffix, the
+ * Expression to Schedule (docs/semantics.md §4.2): the zone suffix, the
  * kind (interval or cron), then the interval grammar or the cron fields.
  * Every rejection is a TaskCronError whose message quotes the expression and
  * says what was expected at which word.

@@ -1,5 +1,5 @@
 /**
- * tick-1 and tick+1 (`spec/semantics.md` §4.4): the greatest point instant
+ * tick-1 and tick+1 (docs/semantics.md §4.4): the greatest point instant
  * strictly before now and the least strictly after it, where the point
  * instants are resolve(g) for the grid points g of the expression.
  */

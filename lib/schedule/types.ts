@@ -1,6 +1,6 @@
 /**
  * The plain-data shapes of a parsed interval-language expression
- * (`spec/semantics.md` §4.2). A Schedule holds no functions and no state;
+ * (docs/semantics.md §4.2). A Schedule holds no functions and no state;
  * two expressions that mean the same grid parse to deep-equal values
  * (`week`, `week on Monday` and `1 week on monday at 00:00` all do).
  */

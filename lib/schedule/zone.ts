@@ -1,6 +1,6 @@
 /**
  * Time zones: turning instants into local date-times and back
- * (`spec/semantics.md` §4.4). Offsets come from luxon's IANAZone (Intl);
+ * (docs/semantics.md §4.4). Offsets come from luxon's IANAZone (Intl);
  * everything else is done here, because luxon's own local-to-instant
  * conversion moves a time inside a gap forward by the gap's length
  * (02:30 becomes 03:30), where resolve() must give the transition instant.

@@ -5,7 +5,7 @@ import { mapNames, type Labels, type Task } from './task.js';
 /**
  * MalformedTaskError says a stored record is not a task: not JSON, not an
  * object, or a map that is not an object of strings. It never reaches users:
- * operations skip such records (semantics §1.10).
+ * operations skip such records (docs/semantics.md §1.10).
  */
 export class MalformedTaskError extends Error {
   constructor(reason: string) {

@@ -6,7 +6,7 @@ import { checkLimits, type ArgumentKind } from './limits.js';
 import { mapNames, type Labels, type MapName, type Task } from './task.js';
 import { formatTime } from './time.js';
 
-// The shape rules of semantics §3.0 run on a snapshot: each map property of
+// The shape rules of docs/semantics.md §3.0 run on a snapshot: each map property of
 // the argument is read once, and each map's own enumerable string-keyed
 // labels are copied once into a fresh plain object. The rules check the copy
 // and the operation sends the copy, so a getter that answers differently on a

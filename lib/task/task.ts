@@ -6,6 +6,7 @@ export type Labels = Record<string, string>;
  * `undefined`, or `null` on input) differs from an empty one (`{}`), and the
  * engine keeps that difference.
  *
+ * ```text
  *     core  engine-managed: object id, worker, expiry, cycles; the user sets only cancel
  *     cron  @every / @exact (user), tick-1 / tick+1 (engine), @defer (on delete)
  *     gate  trigger / waiting / deleted: dependencies between tasks
@@ -13,6 +14,7 @@ export type Labels = Record<string, string>;
  *     node  delivery: method all | any | uni (+ worker for uni)
  *     root  a label set that makes this task obsolete once another task's meta has it
  *     sync  state carried across cycles; sync.rescue.io/paging requeues on delete
+ * ```
  */
 export interface Task {
   core?: Labels;

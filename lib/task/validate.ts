@@ -19,7 +19,7 @@ import { taskKeys, type Labels, type Task } from './task.js';
 import { parseTime } from './time.js';
 
 // Validation is pure: each function checks one operation's rules in the order
-// of semantics §3 and throws the first failing rule's error. The first rule of
+// of docs/semantics.md §3 and throws the first failing rule's error. The first rule of
 // each (C1, DL1, T1, Y1, X1, L1, and a search filter's only rule) is the shape
 // of §3.0 checked on a snapshot (lib/task/snapshot.ts): S1, S2, then the size
 // limits S3; every later rule reads that snapshot, which is what the operation
@@ -35,7 +35,7 @@ export interface CreatePlan {
 }
 
 /**
- * validateCreate checks rules C1–C17 (semantics §3.1). It returns the
+ * validateCreate checks rules C1–C17 (docs/semantics.md §3.1). It returns the
  * snapshot (the task to store, and the caller's maps it was read from).
  */
 export function validateCreate(argument: unknown, now: Date): Snapshot & { plan: CreatePlan } {
@@ -268,7 +268,7 @@ export interface DeletePlan {
   hasBypassKey: boolean;
 }
 
-/** validateDelete checks rules DL1–DL4 (semantics §3.3); DL5–DL7 need stored state. */
+/** validateDelete checks rules DL1–DL4 (docs/semantics.md §3.3); DL5–DL7 need stored state. */
 export function validateDelete(argument: unknown): { task: Task; plan: DeletePlan } {
   const task = readTask(argument, 'delete'); // DL1: S1, S2, S3
   const objectId = requireObjectId('delete', task.core); // DL2, DL3
@@ -283,13 +283,13 @@ export function validateDelete(argument: unknown): { task: Task; plan: DeletePla
   return { task, plan: { objectId, bypass: bypass === Bypass.True, hasBypassKey } };
 }
 
-/** validateExtend checks rules T1–T3 (semantics §3.7); T4–T5 need stored state. */
+/** validateExtend checks rules T1–T3 (docs/semantics.md §3.7); T4–T5 need stored state. */
 export function validateExtend(argument: unknown): { task: Task; objectId: string } {
   const task = readTask(argument, 'extend'); // T1: S1, S2, S3
   return { task, objectId: requireObjectId('extend', task.core) }; // T2, T3
 }
 
-/** validateCycles checks rules Y1–Y4 (semantics §3.8); Y5 needs stored state. */
+/** validateCycles checks rules Y1–Y4 (docs/semantics.md §3.8); Y5 needs stored state. */
 export function validateCycles(argument: unknown): { task: Task; objectId: string } {
   const task = readTask(argument, 'cycles'); // Y1: S1, S2, S3
   const objectId = requireObjectId('cycles', task.core); // Y2, Y3
@@ -301,7 +301,7 @@ export function validateCycles(argument: unknown): { task: Task; objectId: strin
   return { task, objectId };
 }
 
-/** validateExists checks rules X1–X4 (semantics §3.4). */
+/** validateExists checks rules X1–X4 (docs/semantics.md §3.4). */
 export function validateExists(argument: unknown): Task {
   return validateQuery(argument, 'exists');
 }
@@ -328,7 +328,7 @@ export function validateQuery(argument: unknown, operation: string): Task {
   return query;
 }
 
-/** validateLister checks rules L1–L5 (semantics §3.5). */
+/** validateLister checks rules L1–L5 (docs/semantics.md §3.5). */
 export function validateLister(argument: unknown): Task {
   const query = readTask(argument, 'lister', 'query'); // L1: S1, S2, S3
   if (query.core !== undefined) {

@@ -1,4 +1,8 @@
-// rescue-engine/testing: helpers for tests that need a real Redis.
+/**
+ * rescue-engine/testing: helpers for tests that need a real Redis.
+ *
+ * @module rescue-engine/testing
+ */
 export { startRedisServer } from './redis-server.js';
 export type { RedisServer, StartRedisOptions } from './redis-server.js';
 export { startRedisCluster } from './redis-cluster.js';

@@ -54,7 +54,7 @@ export interface EnsureContext {
   signal: AbortSignal;
   /** extend renews the lease now (the worker also does so, halfway to the abort point). */
   extend(): Promise<void>;
-  /** progress publishes a value other processes can observe (see the README). */
+  /** progress publishes a value other processes can observe (docs/worker.md, Progress). */
   progress(value: unknown): Promise<void>;
   /**
    * log adds a line to the task's log, kept with its outcome (or its failed

@@ -64,7 +64,7 @@ async function claimAndDelete(target, count, lanes) {
 
 const sections = [];
 
-// stats() cost by queue depth (issue 12): timed on the queues section 1 fills
+// stats() cost by queue depth (it must not grow with the queue): timed on the queues section 1 fills
 // anyway (no fill of its own), reported as a section after it.
 const statsRows = [];
 async function statsCost(target, depth) {
@@ -263,7 +263,7 @@ if (!only) {
     '### Wake-up latency\n\n' +
       `An idle \`Worker\` (poll interval 60 s, so only a wake-up explains a fast start) and ${number(count)} tasks ` +
       'created one at a time, 5 ms apart: the time from the `create` call to the start of the handler. ' +
-      'Targets (issue 5): p50 below 2 ms, p99 below 10 ms.\n\n' +
+      'Targets of the worker runtime: p50 below 2 ms, p99 below 10 ms.\n\n' +
       table(
         ['p50 ms', 'p95 ms', 'p99 ms', 'max ms'],
         [

@@ -3,7 +3,7 @@ import { deferDuration } from '../../lib/schedule/index.js';
 
 describe('deferDuration', () => {
   it.each([
-    // spec/semantics.md §4.6
+    // docs/semantics.md §4.6
     ['2 hours', 7_200_000],
     ['month', 2_592_000_000],
     ['3 months', 7_776_000_000],

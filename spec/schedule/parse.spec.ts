@@ -12,7 +12,7 @@ function messageOf(expression: string): string {
   throw new Error(`${JSON.stringify(expression)} was accepted`);
 }
 
-// spec/semantics.md §4.5, both lists verbatim.
+// docs/semantics.md §4.5, both lists.
 const invalidExamples = [
   '',
   '   ',

@@ -1,7 +1,7 @@
 import { schedule } from '../../lib/schedule/index.js';
 import { text } from './helpers.js';
 
-// Every row of spec/semantics.md §4.7, transcribed from its table:
+// The worked examples of docs/semantics.md §4.7, which this table holds:
 // [row, expression, now, tick-1, tick+1].
 const rows: readonly (readonly [string, string, string, string, string])[] = [
   ['O01', 'minute', '2023-09-28T14:23:00Z', '2023-09-28T14:22:00Z', '2023-09-28T14:24:00Z'],

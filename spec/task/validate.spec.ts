@@ -316,7 +316,7 @@ describe('search filter validation', () => {
   });
 });
 
-describe('the validation tables of semantics §3', () => {
+describe('the validation tables of docs/semantics.md §3', () => {
   const range = (prefix: string, from: number, to: number): string[] =>
     Array.from({ length: to - from + 1 }, (_, index) => `${prefix}${from + index}`);
 

@@ -33,7 +33,7 @@ export const tasksListCommand = defineEngineCommand({
   name: 'tasks list',
   summary: 'one page of tasks, by state and label query',
   description:
-    "Lists one page of the queue's tasks: by --state (default all: every record, in\nno order), matching a label query (--meta k=v ..., or --query). A key or value\n'*' is a pattern (see README, Concepts). Each call reads a bounded part of the\nqueue, so a query that skips many tasks may give a short page with a cursor:\npass it back with --cursor for the next page.",
+    "Lists one page of the queue's tasks: by --state (default all: every record, in\nno order), matching a label query (--meta k=v ..., or --query). A key or value\n'*' is a pattern (see docs/concepts.md). Each call reads a bounded part of the\nqueue, so a query that skips many tasks may give a short page with a cursor:\npass it back with --cursor for the next page.",
   options: {
     ...selectOptions,
     limit: {

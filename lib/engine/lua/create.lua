@@ -1,5 +1,5 @@
 #!lua
---[[ create: store a new task (semantics 3.1).
+--[[ create: store a new task (docs/semantics.md §3.1).
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms      the engine's clock, ms since the epoch

@@ -1,5 +1,5 @@
 #!lua flags=allow-oom
---[[ cycles: reset the circuit breaker of a task (semantics 3.8): remove its
+--[[ cycles: reset the circuit breaker of a task (docs/semantics.md §3.8): remove its
   worker, expiry and cycles labels. No ownership check.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)

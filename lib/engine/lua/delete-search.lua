@@ -1,6 +1,6 @@
 #!lua flags=allow-oom
 --[[ delete-search: complete tasks and claim the next ones, as one atomic
-  step: for each entry in order, a delete (semantics 3.3) followed by a search
+  step: for each entry in order, a delete (docs/semantics.md §3.3) followed by a search
   (3.2), the same outcome as those calls made one after another with nothing
   in between. The worker runtime uses it so that finishing a task and
   fetching the next costs one round trip, and folds the completions of its

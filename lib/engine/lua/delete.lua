@@ -1,5 +1,5 @@
 #!lua flags=allow-oom
---[[ delete: complete a task, steps 2 to 7 of semantics 3.3 (include/delete.lua).
+--[[ delete: complete a task, steps 2 to 7 of docs/semantics.md §3.3 (include/delete.lua).
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms

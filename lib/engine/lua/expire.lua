@@ -1,6 +1,6 @@
 #!lua flags=allow-oom
 --[[ expire: one batch of retention deletions and lease revocations
-  (semantics 3.6), plus one step of the sweep for records that are not tasks,
+  (docs/semantics.md §3.6), plus one step of the sweep for records that are not tasks,
   and a batch of outcome records past their time (or beyond the cap).
   The engine calls it until it reports no more work.
 

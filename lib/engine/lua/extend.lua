@@ -1,5 +1,5 @@
 #!lua flags=allow-oom
---[[ extend: renew the lease of a task the caller owns (semantics 3.7).
+--[[ extend: renew the lease of a task the caller owns (docs/semantics.md §3.7).
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms

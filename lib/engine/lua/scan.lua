@@ -1,6 +1,6 @@
 #!lua flags=no-writes
---[[ scan: the tasks matching a query, for exists and lister (semantics 3.4,
-  3.5). A query that names one object id exactly (core) reads that record; one
+--[[ scan: the tasks matching a query, for exists and lister (docs/semantics.md §3.4,
+  §3.5). A query that names one object id exactly (core) reads that record; one
   that names a template's id exactly (root) reads its children, `budget` a
   step (cursor 'c' and the last one read); one that asks an exact meta value
   of a key `meta-tasks` lists reads the tasks listed under it, the same way

@@ -1,6 +1,6 @@
 #!lua
 --[[ search: deliver a broadcast task, or claim the oldest task this worker may
-  take (semantics 3.2). The phases are include/search.lua.
+  take (docs/semantics.md §3.2). The phases are include/search.lua.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms

@@ -1,5 +1,5 @@
 #!lua
---[[ ticker-due: the cron templates ticker must look at (semantics 3.9):
+--[[ ticker-due: the cron templates ticker must look at (docs/semantics.md §3.9):
   those due (tick+1 <= now) and those whose tick-1 may need maintenance.
   Entries whose record is gone or is not a template any more are dropped
   from both indexes.
@@ -32,7 +32,7 @@ local function add(id)
     reply[#reply + 1] = task.cron[LABEL_EVERY]
     reply[#reply + 1] = task.cron[LABEL_TICK_P1] or ''
   elseif task == nil then
-    orphans().forget(id, ctx) -- a record something else changed (semantics 1.10)
+    orphans().forget(id, ctx) -- a record something else changed (docs/semantics.md §1.10)
   else
     redis.call('ZREM', K['templates'], id)
     redis.call('ZREM', K['ticker-check'], id)

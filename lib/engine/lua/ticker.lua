@@ -1,6 +1,6 @@
 #!lua
 --[[ ticker: tick-1 maintenance (A) and emission (B) for a batch of cron
-  templates, one template at a time (semantics 3.9). The engine computed the
+  templates, one template at a time (docs/semantics.md §3.9). The engine computed the
   ticks from each template's @every; the script re-checks that the template is
   the one it computed them for.
 
@@ -56,7 +56,7 @@ local function tick(entry)
     return
   end
   if entry.unreadable then
-    -- skipped by every ticker (semantics 1.10): not due, so not read again
+    -- skipped by every ticker (docs/semantics.md §1.10): not due, so not read again
     redis.call('ZADD', K['templates'], '+inf', id)
     redis.call('ZREM', K['ticker-check'], id)
     return

@@ -1,4 +1,4 @@
--- delete: steps 2 to 7 of semantics 3.3 as one function, and the outcome of
+-- delete: steps 2 to 7 of docs/semantics.md §3.3 as one function, and the outcome of
 -- a task it deletes. Needs the task, has, index and outcome includes.
 --
 -- request.now        the engine's clock, ms
@@ -76,7 +76,7 @@ local function gates()
     for _, template_id in ipairs(template_ids) do
       local template = load_task(template_id)
       if template == nil or not is_gate_template(template) then
-        -- an entry whose record something else changed (semantics 1.10): the
+        -- an entry whose record something else changed (docs/semantics.md §1.10): the
         -- entries met here go; repair rebuilds the rest
         for key in pairs(gate) do redis.call('ZREM', K['gates'], key .. '\0' .. template_id) end
         if template == nil then redis.call('ZREM', K['gate-templates'], template_id) end

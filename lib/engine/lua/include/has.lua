@@ -1,4 +1,4 @@
--- has: the Lua twin of lib/matcher (semantics 2). Both run the cases of
+-- has: the Lua twin of lib/matcher (docs/semantics.md §2). Both run the cases of
 -- spec/fixtures/matcher-cases.ts.
 
 -- key patterns: '*' any key; '*x*' contains x; '*x' ends with x; 'x*' starts

@@ -257,7 +257,7 @@ local function drop_unicast(id)
 end
 
 -- orphans: index entries whose task record is gone or unreadable (a record
--- changed by something else than the engine, semantics 1.10). Built on first
+-- changed by something else than the engine, docs/semantics.md §1.10). Built on first
 -- use: well-formed queues never need it.
 local orphans_module = nil
 local function orphans()
@@ -382,7 +382,7 @@ end
 -- repair_pool puts a task back where its record says it belongs among the
 -- pools (ready, waiting, leases), whatever the indexes said: an operation met
 -- an entry that disagrees with the record, which something else changed
--- (semantics 1.10). An owned record found elsewhere gets a lease that has
+-- (docs/semantics.md §1.10). An owned record found elsewhere gets a lease that has
 -- ended, so expire revokes it; its owners count follows `holders`.
 local function repair_pool(id, task, ctx)
   local shape = shape_of(task)
@@ -545,7 +545,7 @@ local function remove_task(id, task, ctx)
   end
 end
 
--- candidates counts the tasks of the share gate's n (semantics 3.2 phase 3),
+-- candidates counts the tasks of the share gate's n (docs/semantics.md §3.2 phase 3),
 -- as a search with this clock would: those promoted only by a later clock
 -- aside, those due but not yet promoted included
 local function candidates(now)

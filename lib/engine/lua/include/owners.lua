@@ -16,7 +16,7 @@ local function new_context(now_ms)
 end
 
 -- js_key writes a worker id so that byte order is JavaScript's string order
--- (semantics 3.2 sorts workers so): four hex digits per UTF-16 code unit.
+-- (docs/semantics.md §3.2 sorts workers so): four hex digits per UTF-16 code unit.
 -- lib/engine/keys.ts workerOrderKey computes the same key for the calling worker.
 local function js_key(text)
   local digits = {}
@@ -64,7 +64,7 @@ local function stored_own_of(worker, reads)
   return own
 end
 
--- share_of: the balancing share gate's inputs (semantics 3.2 phase 3) without
+-- share_of: the balancing share gate's inputs (docs/semantics.md §3.2 phase 3) without
 -- reading every owner: own(self), how many workers W holds, and how many of
 -- them sort before self, with the changes this script has not written yet.
 local function share_inputs(worker, self_key, ctx)

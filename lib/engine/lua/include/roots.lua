@@ -1,5 +1,5 @@
 -- roots: leaves (tasks with a root that is not an emitted child's), and the
--- tasks whose meta makes them obsolete (semantics 3.2 phase 2, rule 7). Needs
+-- tasks whose meta makes them obsolete (docs/semantics.md §3.2 phase 2, rule 7). Needs
 -- the task, step and has includes. Built on first use: a queue without leaves
 -- never needs it.
 --

@@ -1,4 +1,4 @@
--- search: phases 1 to 5 of semantics 3.2 as one function. Needs the task,
+-- search: phases 1 to 5 of docs/semantics.md §3.2 as one function. Needs the task,
 -- step, has, index and walk includes.
 --
 -- request.now         the engine's clock, ms

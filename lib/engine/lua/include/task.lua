@@ -1,6 +1,6 @@
 -- task: decode, encode and classify tasks (the Lua twin of lib/task).
 -- A record that is not an object of string label maps is not a task: every
--- operation skips it (semantics 1.10).
+-- operation skips it (docs/semantics.md §1.10).
 
 -- decode_task reads a task in the transport form: a full JSON task (queries,
 -- copies and new tasks arrive so in ARGV). With `stored`, `"node": false`
@@ -219,7 +219,7 @@ local function outdated_copy(operation, id, stored, worker, token)
     .. '", token "' .. (current or '') .. '")')
 end
 
--- shape_of: what the indexes need to know about a task (semantics 1.7),
+-- shape_of: what the indexes need to know about a task (docs/semantics.md §1.7),
 -- computed once per change.
 --   candidate   a search may count it (phase 2 rules 1, 2, 3, 6; times aside)
 --   retained    retention may delete it (no cron, not a gate template)
