@@ -14,7 +14,7 @@ import { expectUnchanged } from './harness/queue-state.js';
 import { useQueue } from './harness/queue.js';
 
 // Mistakes a producer makes fail loudly: the typed error, a message that says
-// what was meant, and nothing written (semantics 3.0, "rejected calls write
+// what was meant, and nothing written (docs/semantics.md §3.0, "rejected calls write
 // nothing"), on a queue that holds tasks already.
 
 const meta = { kind: 'mail' };
