@@ -37,6 +37,9 @@ const server = spawn(
     '',
     '--appendonly',
     'no',
+    // a redis-server writes into its working directory (the checkout) unless told otherwise
+    '--dir',
+    tmpdir(),
   ],
   { stdio: 'ignore' },
 );
