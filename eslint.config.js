@@ -6,7 +6,7 @@ import jest from 'eslint-plugin-jest';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'node_modules/', '.scratch/', '.dist-*/'] },
+  { ignores: ['dist/', 'coverage/', 'node_modules/', '.scratch/', '.dist-*/', 'examples/.out/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
