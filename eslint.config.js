@@ -6,7 +6,9 @@ import jest from 'eslint-plugin-jest';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'node_modules/', '.scratch/', '.dist-*/', 'site/'] },
+  {
+    ignores: ['dist/', 'coverage/', 'node_modules/', '.scratch/', '.dist-*/', 'site/', 'examples/.out/'],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

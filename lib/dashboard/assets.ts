@@ -1,6 +1,6 @@
 // The browser's files: the stylesheet and the live-update script, real files
-// next to this module (the build copies them into dist/), read once.
-import { readFileSync } from 'node:fs';
+// in assets/ (the build embeds them: lib/embedded.ts), read once.
+import { embeddedText } from '../embedded.js';
 
 export interface Asset {
   readonly body: string;
@@ -23,7 +23,7 @@ export function asset(name: string): Asset | undefined {
   let found = read.get(known);
   if (found === undefined) {
     found = {
-      body: readFileSync(new URL(`./assets/${known}`, import.meta.url), 'utf8'),
+      body: embeddedText(`dashboard/assets/${known}`),
       type: assetTypes[known],
     };
     read.set(known, found);

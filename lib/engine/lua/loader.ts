@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { embeddedText } from '../../embedded.js';
 import { errorCodes } from '../../errors.js';
 import { Gate, Label, Method } from '../../task/label.js';
 import { mapNames } from '../../task/task.js';
@@ -55,7 +55,7 @@ export function stepMicros(stepTimeMs: number): number {
 }
 
 /**
- * loadScript reads `<name>.lua` next to this module and assembles it: an
+ * loadScript reads `<name>.lua` of this folder (lib/embedded.ts) and assembles it: an
  * optional `#!lua` shebang line stays first, then the generated prelude, then
  * each `--- @include "x"` replaced by `include/x.lua` (at most once per script,
  * no nesting), marked with a `-- file:` comment so Lua line numbers can be
@@ -153,7 +153,7 @@ function assembleLibrary(flags: string[], definitions: string, body: string): Sc
 }
 
 function readLua(file: string): string {
-  return readFileSync(new URL(file, import.meta.url), 'utf8');
+  return embeddedText(`engine/lua/${file}`);
 }
 
 function luaString(text: string): string {
