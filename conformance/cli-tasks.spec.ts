@@ -36,6 +36,8 @@ describe('rescue tasks', () => {
         'to=a=b',
         '--cancel',
         '3',
+        '--retry',
+        'fixed 30 seconds x 3',
       ]),
       rescueJson<Task>([
         'tasks',
@@ -59,7 +61,10 @@ describe('rescue tasks', () => {
         .map((task) => task.meta)
         .sort((a, b) => (a?.['kind'] ?? '').localeCompare(b?.['kind'] ?? '')),
     ).toEqual([{ kind: 'mail', to: 'a=b' }, { kind: 'sms' }]);
-    expect(stored.find((task) => idOf(task) === id)?.core?.[Label.Cancel]).toBe('3');
+    expect(stored.find((task) => idOf(task) === id)?.core).toMatchObject({
+      [Label.Cancel]: '3',
+      [Label.Retry]: 'fixed 30 seconds x 3',
+    });
     expect(stored.find((task) => idOf(task) === idOf(fromJson))).toEqual(fromJson);
     expect(fromJson.sync).toEqual({ s: '1' });
   });

@@ -182,6 +182,20 @@ export class AcceptTimeoutError extends RescueError {
   }
 }
 
+/**
+ * UnrecoverableError: thrown by a handler's ensure to say the task can never
+ * succeed. The worker halts the task at once (the circuit breaker holds it,
+ * as when its cycles reached `cancel`), with outcome `failed` and this error;
+ * no further attempt is made, whatever the retry policy. `cycles` resets it.
+ *
+ *     throw new UnrecoverableError(`no such customer ${id}`)
+ */
+export class UnrecoverableError extends RescueError {
+  constructor(message: string) {
+    super('UNRECOVERABLE', message);
+  }
+}
+
 /** The error class for each stable code; the compiler checks the table is complete. */
 export const errorByCode = {
   TASK_EMPTY: TaskEmptyError,
@@ -202,6 +216,7 @@ export const errorByCode = {
   TASK_TIMEOUT: TaskTimeoutError,
   WAIT_TIMEOUT: WaitTimeoutError,
   ACCEPT_TIMEOUT: AcceptTimeoutError,
+  UNRECOVERABLE: UnrecoverableError,
 } as const satisfies Record<string, new (message: string) => RescueError>;
 
 /** ErrorCode is one of the stable codes of the api's error table. */

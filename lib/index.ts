@@ -52,5 +52,6 @@ export {
   TaskTimeoutError,
   WaitTimeoutError,
   AcceptTimeoutError,
+  UnrecoverableError,
 } from './errors.js';
 export type { ErrorCode } from './errors.js';

@@ -28,6 +28,7 @@ describe('errors', () => {
       'TASK_TIMEOUT',
       'WAIT_TIMEOUT',
       'ACCEPT_TIMEOUT',
+      'UNRECOVERABLE',
     ]);
     for (const code of errorCodes) {
       const error = new errorByCode[code]('detail');

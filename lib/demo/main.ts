@@ -308,7 +308,11 @@ async function story(operator: Engine): Promise<string[]> {
   return notes;
 }
 
-/** A handler that fails twice; the task comes back after each lease ends and succeeds the third time. */
+/**
+ * A handler that fails twice; its retry policy gives the task back at once,
+ * due again after 30 and then 60 demo seconds (not after its 3-minute
+ * lease), and it succeeds the third time.
+ */
 async function flaky(operator: Engine): Promise<string[]> {
   const task = await operator.create({
     meta: meta('image', 'thumbnail (flaky)', { [demoLabel.failAttempts]: '2' }),
@@ -317,7 +321,7 @@ async function flaky(operator: Engine): Promise<string[]> {
   const attempts = events.filter((event) => event.id === idOf(task) && event.event !== 'started');
   const runs = attempts.map((event) => `${event.worker} ${event.event}`).join(', ');
   return [
-    `retries: "thumbnail (flaky)" failed twice and succeeded after its leases ran out (${runs}; cycles ${done.cycles})`,
+    `retries: "thumbnail (flaky)" failed twice and succeeded on its third run, each retry due 30 then 60 demo seconds after the failure by the image handler's retry policy, not after its lease (${runs}; cycles ${done.cycles})`,
   ];
 }
 

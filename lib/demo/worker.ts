@@ -53,8 +53,14 @@ function work(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function handler(kind: string, ms: number, check: (task: Task) => void): Handler {
+function handler(
+  kind: string,
+  ms: number,
+  check: (task: Task) => void,
+  retry?: Handler['retry'],
+): Handler {
   return {
+    ...(retry === undefined ? {} : { retry }),
     labels: { meta: { [demoLabel.kind]: kind } },
     filter: (task) => has(task.meta, { [demoLabel.kind]: kind }),
     async ensure(task: Task, context: EnsureContext) {
@@ -75,11 +81,19 @@ function handler(kind: string, ms: number, check: (task: Task) => void): Handler
   };
 }
 
-const image = handler('image', 600, (task) => {
-  // fails until the task has been revoked this many times
-  const failures = Number(task.meta?.[demoLabel.failAttempts] ?? '0');
-  if (Number(task.core?.[Label.Cycles] ?? '0') < failures) throw new Error('upstream timed out');
-});
+const image = handler(
+  'image',
+  600,
+  (task) => {
+    // fails until the task has been retried this many times
+    const failures = Number(task.meta?.[demoLabel.failAttempts] ?? '0');
+    if (Number(task.core?.[Label.Cycles] ?? '0') < failures) throw new Error('upstream timed out');
+  },
+  // a failed image task goes back at once and runs again after 30 (demo)
+  // seconds, then 60, ...; after 5 runs it halts. The message handler has no
+  // policy: its failed tasks wait for their lease, as in the Go original.
+  { attempts: 5, backoff: 'exponential', delay: 30_000, maxDelay: 120_000 },
+);
 const message = handler('message', 150, (task) => {
   if (task.meta?.[demoLabel.needsFix] !== undefined && !fixed)
     throw new Error('mail server refuses the message');

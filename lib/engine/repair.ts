@@ -66,8 +66,11 @@ export async function repairQueue(context: EngineContext): Promise<RepairReport>
   return report;
 }
 
-/** The due time of an @exact or deferred task (0: unreadable, so due at once), or '' for others. */
+/** The due time of an @exact, deferred or retried task (0: unreadable, so due at once), or '' for others. */
 function dueMs(task: Task): number | '' {
+  // a retry's due time wins, as retry.lua set it (templates are never retried)
+  const retryAt = task.core?.[Label.RetryAt];
+  if (retryAt !== undefined) return tryParseTime(retryAt)?.getTime() ?? 0;
   const cron = task.cron;
   if (cron === undefined || cron[Label.Every] !== undefined) return '';
   if (cron[Label.Exact] !== undefined) return tryParseTime(cron[Label.Exact])?.getTime() ?? 0;

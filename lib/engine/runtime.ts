@@ -1,5 +1,6 @@
 import { fromReply } from '../errors.js';
 import { Label } from '../task/label.js';
+import { formatTime } from '../task/time.js';
 import { readCoreLabel, readObjectId } from '../task/snapshot.js';
 import type { Task } from '../task/task.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
@@ -286,6 +287,49 @@ export async function failTask(
     request,
   ]);
   return answer === 1;
+}
+
+/** RetryPlan says how retry.lua gives a failed task back: when it runs again, and its breaker. */
+export interface RetryPlan {
+  /** When the task may run again (engine ms); undefined or not after now: at once. */
+  dueMs?: number;
+  /** The circuit breaker to set (the lower of it and the task's): a count, or 'now' to halt it now. */
+  cancel?: number | 'now';
+}
+
+/**
+ * retryTask gives back a task this engine's worker owns whose handler failed,
+ * with the record of the attempt, one cycle more, due again at plan.dueMs
+ * (retry.lua). Answers 'halted' when the circuit breaker now holds it,
+ * 'retried' when it will run again, 'gone' when the task is gone or the claim
+ * is not this copy's.
+ */
+export async function retryTask(
+  engine: object,
+  task: Task,
+  fields: string,
+  plan: RetryPlan,
+): Promise<'halted' | 'retried' | 'gone'> {
+  const context = contextOf(engine);
+  assertOpen(context, 'retry');
+  const id = readObjectId(task);
+  if (id === undefined) return 'gone';
+  const now = readClock(context.clock);
+  const dueMs = plan.dueMs !== undefined && plan.dueMs > now.getTime() ? plan.dueMs : undefined;
+  const answer = await runRequest(context, 'retry', (request) => [
+    now.getTime(),
+    id,
+    task.core?.[Label.Worker] ?? '',
+    task.core?.[Label.Token] ?? '',
+    fields,
+    dueMs ?? '',
+    dueMs === undefined ? '' : formatTime(new Date(dueMs)),
+    plan.cancel ?? '',
+    context.options.outcomeRetention,
+    context.options.outcomeLimit,
+    request,
+  ]);
+  return answer === 2 ? 'halted' : answer === 1 ? 'retried' : 'gone';
 }
 
 /** nextDueMs is the earliest due time of a waiting exact or deferred task the last empty search saw. */

@@ -6,6 +6,8 @@
 
 import type { LocalDateTime, TimeOfDay } from './types.js';
 
+/** SECOND_MS is one second in milliseconds. */
+export const SECOND_MS = 1_000;
 /** MINUTE_MS is one minute in milliseconds. */
 export const MINUTE_MS = 60_000;
 /** HOUR_MS is one hour in milliseconds. */

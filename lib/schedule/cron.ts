@@ -35,14 +35,17 @@ const epoch = new Date(0);
 export const CRON_FIELD_HINT = 'minute hour day-of-month month day-of-week';
 
 /**
- * parseCron validates five cron fields and returns them as a CronSchedule.
- * Beyond cron-parser's own checks it rejects the hash symbol `H` and unknown
- * names, and it names the field at fault in every message.
+ * parseCron validates five cron fields, or six with a seconds field first,
+ * and returns them as a CronSchedule. Beyond cron-parser's own checks it
+ * rejects the hash symbol `H` and unknown names, and it names the field at
+ * fault in every message.
  */
 export function parseCron(tokens: readonly string[], zone: string, fail: Fail): CronSchedule {
-  const [minute, hour, dayOfMonth, month, dayOfWeek] = tokens;
+  const second = tokens.length === 6 ? tokens[0] : undefined;
+  const rest = tokens.length === 6 ? tokens.slice(1) : tokens;
+  const [minute, hour, dayOfMonth, month, dayOfWeek] = rest;
   if (
-    tokens.length !== 5 ||
+    rest.length !== 5 ||
     minute === undefined ||
     hour === undefined ||
     dayOfMonth === undefined ||
@@ -50,14 +53,30 @@ export function parseCron(tokens: readonly string[], zone: string, fail: Fail): 
     dayOfWeek === undefined
   ) {
     return fail(
-      `a cron expression has exactly five fields (${CRON_FIELD_HINT}); got ${tokens.length}`,
+      `a cron expression has five fields (${CRON_FIELD_HINT}), or six with a seconds field first; got ${tokens.length}`,
     );
   }
   const fields: CronFields = [minute, hour, dayOfMonth, month, dayOfWeek];
+  if (second !== undefined) checkSecond(second, fail);
   fields.forEach((field, index) => checkLetters(field, index, fail));
-  const problem = cronParserProblem(fields);
+  const problem = cronParserProblem(cronText(second, fields));
   if (problem !== undefined) explain(fields, problem, fail);
-  return { kind: 'cron', fields, zone };
+  return second === undefined
+    ? { kind: 'cron', fields, zone }
+    : { kind: 'cron', second, fields, zone };
+}
+
+/** cronText is the expression cron-parser reads: the seconds field first when there is one. */
+function cronText(second: string | undefined, fields: readonly string[]): string {
+  return second === undefined ? fields.join(' ') : `${second} ${fields.join(' ')}`;
+}
+
+/** checkSecond allows no letters in the seconds field, and reports cron-parser's complaint about it. */
+function checkSecond(field: string, fail: Fail): void {
+  const letters = /[a-z]+/i.exec(field);
+  if (letters !== null) fail(`second field ${quote(field)}: unexpected ${quote(letters[0])}`);
+  const problem = cronParserProblem(`${field} * * * * *`);
+  if (problem !== undefined) fail(`second field ${quote(field)}: ${translate(problem)}`);
 }
 
 /** checkLetters allows only the letters cron-parser understands, and never `H`. */
@@ -86,21 +105,21 @@ function checkLetters(field: string, index: number, fail: Fail): void {
 }
 
 /** cronParserProblem is cron-parser's complaint about the fields, if any. */
-function cronParserProblem(fields: readonly string[]): string | undefined {
+function cronParserProblem(text: string): string | undefined {
   try {
-    CronExpressionParser.parse(fields.join(' '), { currentDate: epoch, tz: 'UTC' });
+    CronExpressionParser.parse(text, { currentDate: epoch, tz: 'UTC' });
     return undefined;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
 }
 
-/** explain turns cron-parser's complaint into a message naming the field at fault. */
+/** explain turns cron-parser's complaint into a message naming the field at fault (checkSecond vetted the seconds). */
 function explain(fields: CronFields, problem: string, fail: Fail): never {
   // Parse each field alone (the others `*`) to find the one at fault.
   for (const [index, field] of fields.entries()) {
     const alone = fields.map((other, position) => (position === index ? other : '*'));
-    const fieldProblem = cronParserProblem(alone);
+    const fieldProblem = cronParserProblem(alone.join(' '));
     if (fieldProblem !== undefined) {
       const sundayTwice = index === 4 && /duplicate values found: 0$/.test(fieldProblem);
       const detail = sundayTwice
@@ -180,7 +199,7 @@ const compiledBySchedule = new WeakMap<CronSchedule, CronExpression>();
 function compiled(schedule: CronSchedule): CronExpression {
   let expression = compiledBySchedule.get(schedule);
   if (expression === undefined) {
-    expression = CronExpressionParser.parse(schedule.fields.join(' '), {
+    expression = CronExpressionParser.parse(cronText(schedule.second, schedule.fields), {
       currentDate: epoch,
       tz: 'UTC',
     });

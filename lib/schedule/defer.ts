@@ -11,6 +11,7 @@ import type { Unit } from './types.js';
 
 /** unitMs is the fixed length of each unit; a month is 30 days. */
 const unitMs: Readonly<Record<Unit, number>> = {
+  second: 1_000,
   minute: 60_000,
   hour: 3_600_000,
   day: 86_400_000,
@@ -56,7 +57,7 @@ function readDuration(value: string): number {
   if (!isIntervalHead(tokens)) {
     const lower = tokens.slice(0, 2).find((word) => isIntervalHead([word.toLowerCase()]));
     if (lower !== undefined) fail(`unit names are lower case; write ${quote(lower.toLowerCase())}`);
-    fail(`${shape} with a unit minute, hour, day, week or month`);
+    fail(`${shape} with a unit second, minute, hour, day, week or month`);
   }
   const { unit, quantity, next } = readHead(tokens, fail);
   const extra = tokens[next];

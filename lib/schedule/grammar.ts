@@ -21,6 +21,7 @@ export interface Head {
 export const MAX_QUANTITY = 1_000_000;
 
 const plurals: Readonly<Record<Unit, string>> = {
+  second: 'seconds',
   minute: 'minutes',
   hour: 'hours',
   day: 'days',
@@ -62,7 +63,7 @@ export function tokenize(expression: string): string[] {
   return trimmed === '' ? [] : trimmed.split(/\s+/);
 }
 
-/** unitOf reads one of the ten unit words (lower case only), or returns undefined. */
+/** unitOf reads one of the twelve unit words (lower case only), or returns undefined. */
 export function unitOf(word: string | undefined): UnitWord | undefined {
   return word === undefined ? undefined : unitByWord.get(word);
 }
@@ -100,7 +101,7 @@ export function readHead(tokens: readonly string[], fail: Fail): Head {
   const unit = unitOf(second);
   if (unit === undefined || second === undefined) {
     return fail(
-      `expected a unit (minute, hour, day, week or month) after ${quote(first)}, ${got(second)}`,
+      `expected a unit (second, minute, hour, day, week or month) after ${quote(first)}, ${got(second)}`,
     );
   }
   const quantity = readQuantity(first, second, fail);

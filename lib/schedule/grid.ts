@@ -10,6 +10,7 @@ import {
   DAY_MS,
   HOUR_MS,
   MINUTE_MS,
+  SECOND_MS,
   dateOf,
   daysInMonth,
   floorDiv,
@@ -36,6 +37,8 @@ const FIRST_MONDAY_DAYS = 4;
 export function intervalGrid(schedule: IntervalSchedule): LocalGrid {
   const n = schedule.quantity;
   switch (schedule.unit) {
+    case 'second':
+      return uniformGrid(0, n * SECOND_MS);
     case 'minute':
       return uniformGrid(0, n * MINUTE_MS);
     case 'hour':

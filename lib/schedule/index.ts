@@ -17,6 +17,7 @@ export type {
   MinuteSchedule,
   MonthSchedule,
   Schedule,
+  SecondSchedule,
   TimeOfDay,
   Unit,
   Weekday,

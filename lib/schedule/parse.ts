@@ -102,6 +102,7 @@ function splitZone(tokens: string[], fail: Fail): { body: string[]; zone: string
 }
 
 const clauseHints: Readonly<Record<Unit, string>> = {
+  second: 'seconds take no clause',
   minute: 'minutes take no clause',
   hour: 'hours take only "at **:MM"',
   day: 'days take only "at HH:MM"',
@@ -117,6 +118,9 @@ function parseInterval(tokens: readonly string[], zone: string, fail: Fail): Int
   const words = new Words(tokens, next, fail);
   const common = { kind: 'interval', quantity, zone } as const;
   switch (unit) {
+    case 'second':
+      words.end(clauseHints.second);
+      return { ...common, unit };
     case 'minute':
       words.end(clauseHints.minute);
       return { ...common, unit };
@@ -206,7 +210,7 @@ class Words {
 
 /**
  * explainNonCron rejects, with a pointed message, expressions that are
- * neither an interval nor five cron fields: unit words in the wrong case,
+ * neither an interval nor five or six cron fields: unit words in the wrong case,
  * unknown units, macros, a misplaced `in`, a wrong number of fields.
  */
 function explainNonCron(tokens: readonly string[], fail: Fail): void {
@@ -226,11 +230,11 @@ function explainNonCron(tokens: readonly string[], fail: Fail): void {
   const inAt = tokens.indexOf('in');
   if (inAt === tokens.length - 1) fail('expected a time zone name after "in"');
   if (inAt >= 0) fail('the zone suffix "in ZONE" must come last');
-  if (tokens.length !== 5) {
+  if (tokens.length !== 5 && tokens.length !== 6) {
     const word = [first, second].find((token) => token !== undefined && /^[a-z]+$/i.test(token));
     if (word !== undefined) {
       fail(
-        `expected a unit (minute, hour, day, week, month or a plural) or a five-field cron expression, got ${quote(word)}`,
+        `expected a unit (second, minute, hour, day, week, month or a plural) or a five- or six-field cron expression, got ${quote(word)}`,
       );
     }
   }

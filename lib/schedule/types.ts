@@ -6,7 +6,7 @@
  */
 
 /** Unit is an interval unit, always in the singular. */
-export type Unit = 'minute' | 'hour' | 'day' | 'week' | 'month';
+export type Unit = 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month';
 
 /** Weekday is a day of the week, lower case, as named after `on`. */
 export type Weekday =
@@ -26,6 +26,11 @@ interface IntervalBase {
   readonly quantity: number;
   /** IANA zone the grid lives in, as written after `in`; `UTC` without a suffix. */
   readonly zone: string;
+}
+
+/** SecondSchedule is `second` or `N seconds`; it takes no clause. */
+export interface SecondSchedule extends IntervalBase {
+  readonly unit: 'second';
 }
 
 /** MinuteSchedule is `minute` or `N minutes`; it takes no clause. */
@@ -67,7 +72,7 @@ export interface MonthSchedule extends IntervalBase {
 
 /** IntervalSchedule is a parsed interval expression, discriminated by `unit`. */
 export type IntervalSchedule =
-  MinuteSchedule | HourSchedule | DaySchedule | WeekSchedule | MonthSchedule;
+  SecondSchedule | MinuteSchedule | HourSchedule | DaySchedule | WeekSchedule | MonthSchedule;
 
 /** CronFields are the five fields of a cron expression, as written. */
 export type CronFields = readonly [
@@ -78,9 +83,11 @@ export type CronFields = readonly [
   dayOfWeek: string,
 ];
 
-/** CronSchedule is a parsed five-field cron expression. */
+/** CronSchedule is a parsed five-field cron expression, or a six-field one with seconds first. */
 export interface CronSchedule {
   readonly kind: 'cron';
+  /** The seconds field of a six-field expression, as written; absent with five fields (second 0). */
+  readonly second?: string;
   readonly fields: CronFields;
   /** IANA zone the fields are read in, as written after `in`; `UTC` without a suffix. */
   readonly zone: string;

@@ -8,6 +8,18 @@ export const Label = {
   Bypass: 'task.rescue.io/bypass',
   /** core: circuit breaker; a positive integer N halts the task once cycles ≥ N. */
   Cancel: 'task.rescue.io/cancel',
+  /**
+   * core: the task's own retry policy, in the interval language
+   * (`exponential 1 second .. 1 hour x 5`, `fixed 30 seconds`; lib/schedule/retry.ts);
+   * it wins over its handler's. Set with create, like Cancel.
+   */
+  Retry: 'task.rescue.io/retry',
+  /**
+   * core: when a task a retry policy gave back after a failure may run again,
+   * formatTime; until then it waits like a deferred task. Written by the
+   * worker's retry (retry.lua), kept until the next retry or the task's end.
+   */
+  RetryAt: 'task.rescue.io/retry-at',
   /** core: revocations plus requeues, a decimal integer; absent means 0. */
   Cycles: 'task.rescue.io/cycles',
   /** core: end of the ownership lease, formatTime. */

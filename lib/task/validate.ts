@@ -10,6 +10,7 @@ import {
   TaskNodeError,
 } from '../errors.js';
 import { schedule } from '../schedule/index.js';
+import { parseRetryLabel } from '../schedule/retry.js';
 import { nearest } from '../spelling.js';
 import { quoteShort, reason } from './describe.js';
 import { Bypass, Gate, Label, Method, reservedScheme } from './label.js';
@@ -46,16 +47,26 @@ export function validateCreate(argument: unknown, now: Date): Snapshot & { plan:
 
   if (core !== undefined) {
     const keys = Object.keys(core);
-    if (keys.length !== 1 || keys[0] !== Label.Cancel) {
+    const settable: string[] = [Label.Cancel, Label.Retry];
+    if (keys.length === 0 || keys.some((key) => !settable.includes(key))) {
       throw new TaskCoreError(
-        `create: Task.core may hold only ${quoteShort(Label.Cancel)}; got ${keys.length === 0 ? 'an empty map' : `keys ${keys.map(quoteShort).join(', ')}`}${hintFor(keys)}`,
+        `create: Task.core may hold only ${quoteShort(Label.Cancel)} and ${quoteShort(Label.Retry)}; got ${keys.length === 0 ? 'an empty map' : `keys ${keys.map(quoteShort).join(', ')}`}${hintFor(keys)}`,
       ); // C2
     }
-    const cancel = core[Label.Cancel] ?? '';
-    if (!isPositiveInteger(cancel)) {
+    const cancel = core[Label.Cancel];
+    if (cancel !== undefined && !isPositiveInteger(cancel)) {
       throw new TaskCoreError(
         `create: Task.core ${quoteShort(Label.Cancel)} must be a positive integer (digits only, at least 1); got ${quoteShort(cancel)}`,
       ); // C3
+    }
+    const retry = core[Label.Retry];
+    if (retry !== undefined) {
+      try {
+        parseRetryLabel(retry);
+      } catch (error) {
+        if (!(error instanceof TaskCronError)) throw error;
+        throw new TaskCoreError(`create: Task.core ${quoteShort(Label.Retry)}: ${error.message}`);
+      }
     }
   }
 

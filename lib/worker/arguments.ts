@@ -3,6 +3,7 @@ import { describe, reason } from '../task/describe.js';
 import type { Task } from '../task/task.js';
 import { validateFilter } from '../task/validate.js';
 import { isTimeout, maxHandlerTimeoutMs, type EnsureContext, type Handler } from './handler.js';
+import { readRetryPolicy, type ResolvedRetryPolicy } from './retry.js';
 
 // The Worker constructor's checks of its engine and handlers: a worker that
 // was built runs, instead of failing in its loop (TypeError for what is not an
@@ -44,9 +45,9 @@ function readHandler(entry: unknown, index: number): Handler {
       `Worker: handler ${index} must be an object with filter and ensure; got ${describe(entry)}`,
     );
   }
-  let filter: unknown, ensure: unknown, labels: unknown, timeout: unknown;
+  let filter: unknown, ensure: unknown, labels: unknown, timeout: unknown, retry: unknown;
   try {
-    ({ filter, ensure, labels, timeout } = entry as Record<string, unknown>);
+    ({ filter, ensure, labels, timeout, retry } = entry as Record<string, unknown>);
   } catch (error) {
     throw new TypeError(`Worker: handler ${index} cannot be read: ${reason(error)}`);
   }
@@ -74,5 +75,15 @@ function readHandler(entry: unknown, index: number): Handler {
     }
     handler.timeout = timeout;
   }
+  const policy = readRetryPolicy(retry, `Worker: handler ${index} retry`);
+  if (policy !== undefined) handlerPolicies.set(handler, policy);
   return handler;
+}
+
+/** The checked retry policy of each handler readHandlers made that has one. */
+const handlerPolicies = new WeakMap<Handler, ResolvedRetryPolicy>();
+
+/** handlerPolicy is the checked retry policy of a handler readHandlers made, if it has one. */
+export function handlerPolicy(handler: Handler): ResolvedRetryPolicy | undefined {
+  return handlerPolicies.get(handler);
 }

@@ -1,4 +1,5 @@
 import type { Task } from '../task/task.js';
+import type { RetryPolicy } from './retry.js';
 
 /**
  * Handler is one kind of work a worker can do. `filter` says whether it takes
@@ -19,8 +20,10 @@ export interface Handler {
    * `@defer` in `cron` requeue it), and what it resolved with, if anything,
    * becomes the result of the task's outcome (JSON-serialisable, at most 64
    * KiB; `engine.wait` and `engine.status` read it). When it rejects, the task
-   * stays owned until its lease ends and `expire` offers it again, one cycle
-   * more; the failure is kept with the task's status.
+   * goes back under the retry policy (`retry`), or without one stays owned
+   * until its lease ends and `expire` offers it again, one cycle more; the
+   * failure is kept with the task's status. An UnrecoverableError halts the
+   * task at once.
    */
   ensure(task: Task, context: EnsureContext): Promise<unknown>;
   /**
@@ -41,6 +44,16 @@ export interface Handler {
    *     timeout: (task) => Number(task.meta?.['x.api.io/timeout-ms'] ?? 60_000)
    */
   timeout?: number | ((task: Task) => number | undefined);
+  /**
+   * retry, optional: what happens when ensure rejects (RetryPolicy): the task
+   * is given back at once and runs again after the backoff, one cycle more,
+   * until its attempts are spent; then it halts as the circuit breaker halts
+   * it. Without one (and without the worker's `retry` option) a rejected
+   * task waits for its lease to end. A task's core `retry` label wins.
+   *
+   *     retry: { attempts: 5, backoff: 'exponential', delay: 1_000, maxDelay: 60_000 }
+   */
+  retry?: RetryPolicy;
 }
 
 /** EnsureContext is what a running ensure gets besides its task. */

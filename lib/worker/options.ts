@@ -1,5 +1,6 @@
 import { defaultLeaseMarginMs } from '../engine/options.js';
 import { describe, reason } from '../task/describe.js';
+import { readRetryPolicy, type ResolvedRetryPolicy, type RetryPolicy } from './retry.js';
 
 /** WorkerOptions configures a Worker; every option has a default. */
 export interface WorkerOptions {
@@ -70,6 +71,12 @@ export interface WorkerOptions {
    * @defaultValue 15 000
    */
   presenceTtl?: number;
+  /**
+   * The retry policy of the handlers that have none of their own (see
+   * RetryPolicy); a task's core `retry` label wins over both.
+   * @defaultValue none: a rejected ensure waits for its lease to end
+   */
+  retry?: RetryPolicy;
 }
 
 /** workerDefaults holds the default of each option. */
@@ -85,6 +92,7 @@ export const workerDefaults = {
   timeScale: 1,
   heartbeatInterval: 5_000,
   presenceTtl: 15_000,
+  retry: undefined,
 } as const;
 
 export interface ResolvedWorkerOptions {
@@ -100,6 +108,7 @@ export interface ResolvedWorkerOptions {
   readonly timeScale: number;
   readonly heartbeatInterval: number;
   readonly presenceTtl: number;
+  readonly retry: ResolvedRetryPolicy | undefined;
 }
 
 /** The most tasks one worker ensures at once: a slot is a loop with its own claims and timers. */
@@ -151,7 +160,10 @@ export function resolveWorkerOptions(options?: WorkerOptions | null): ResolvedWo
       );
     }
   }
-  return Object.freeze(resolved);
+  return Object.freeze({
+    ...resolved,
+    retry: readRetryPolicy(resolved.retry, 'Worker option "retry"'),
+  });
 }
 
 /** readOptions reads each known option once; undefined values are left out (defaults apply). */

@@ -12,6 +12,7 @@ import {
   nextTickMs,
   prepareSpawn,
   releaseTask,
+  retryTask,
   searchFor,
   unparkSlots,
   type FilterList,
@@ -26,7 +27,7 @@ import { TaskCancelledError, TaskOutdatedError, TaskTimeoutError } from '../erro
 import { Label } from '../task/label.js';
 import type { Task } from '../task/task.js';
 import { formatTime } from '../task/time.js';
-import { readHandlers, requireEngine } from './arguments.js';
+import { handlerPolicy, readHandlers, requireEngine } from './arguments.js';
 import { Attempt } from './attempt.js';
 import { BackgroundLoop } from './background.js';
 import { Completions } from './completions.js';
@@ -49,6 +50,7 @@ import {
   type WorkerOptions,
 } from './options.js';
 import { Heartbeat } from './presence.js';
+import { retryPlan, taskPolicy } from './retry.js';
 import { WakeUp } from './wake.js';
 
 const none: string[] = [];
@@ -563,7 +565,12 @@ export class Worker extends EventEmitter<WorkerEvents> {
         this.report(error),
       );
       if (owned)
-        await this.recordFailure(task, 'failed', attempt.failed(this.engine.worker, failure.error));
+        await this.settleFailure(
+          task,
+          handler,
+          attempt.failed(this.engine.worker, failure.error),
+          failure.error,
+        );
       return undefined;
     }
     return this.complete(task, slot, lease, durationMs, outcome, attempt.children());
@@ -640,6 +647,27 @@ export class Worker extends EventEmitter<WorkerEvents> {
         this.report(error);
       }
       return undefined;
+    }
+  }
+
+  /**
+   * settleFailure settles a rejected ensure: under a retry policy (the task's
+   * label, its handler's, the worker's) or with an UnrecoverableError the task
+   * goes back now (retry.lua), else it waits for its lease (recordFailure).
+   */
+  private async settleFailure(
+    task: Task,
+    handler: Handler,
+    fields: string,
+    error: unknown,
+  ): Promise<void> {
+    const policy = taskPolicy(task, handlerPolicy(handler) ?? this.options.retry);
+    const plan = retryPlan(policy, task, error, engineContext(this.engine).clock().getTime());
+    if (plan === undefined) return this.recordFailure(task, 'failed', fields);
+    try {
+      await retryTask(this.engine, task, fields, plan);
+    } catch (error) {
+      this.report(error);
     }
   }
 

@@ -8,6 +8,11 @@ describe('deferDuration', () => {
     ['month', 2_592_000_000],
     ['3 months', 7_776_000_000],
     // one of each unit
+    ['second', 1_000],
+    ['1 second', 1_000],
+    ['30 seconds', 30_000],
+    ['90 seconds', 90_000],
+    ['1000000 seconds', 1_000_000_000],
     ['minute', 60_000],
     ['1 minute', 60_000],
     ['hour', 3_600_000],
@@ -49,12 +54,10 @@ describe('deferDuration', () => {
     ],
     [
       '0 8 * * *',
-      '"0 8 * * *": a @defer duration is "unit", "1 unit" or "N units" (e.g. "2 hours") with a unit minute, hour, day, week or month',
+      '"0 8 * * *": a @defer duration is "unit", "1 unit" or "N units" (e.g. "2 hours") with a unit second, minute, hour, day, week or month',
     ],
-    [
-      '30 seconds',
-      '"30 seconds": a @defer duration is "unit", "1 unit" or "N units" (e.g. "2 hours") with a unit minute, hour, day, week or month',
-    ],
+    ['1 seconds', '"1 seconds": a quantity of 1 needs the singular "second"'],
+    ['30 Seconds', '"30 Seconds": unit names are lower case; write "seconds"'],
     ['2 Hours', '"2 Hours": unit names are lower case; write "hours"'],
     ['', '"": the @defer duration is empty'],
     ['  ', '"  ": the @defer duration is empty'],

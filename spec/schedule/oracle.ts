@@ -7,6 +7,7 @@ import { CronExpressionParser, type CronExpression } from 'cron-parser';
 import { IANAZone } from 'luxon';
 import type { Schedule } from '../../lib/schedule/index.js';
 
+const SECOND = 1_000;
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
@@ -58,6 +59,11 @@ export function oracleResolve(zone: string, local: number): number {
   throw new Error(`oracle: cannot resolve ${new Date(local).toISOString()} in ${zone}`);
 }
 
+/** cronFieldsOf lists a cron schedule's fields as cron-parser reads them, the seconds first if any. */
+function cronFieldsOf(schedule: Schedule & { kind: 'cron' }): readonly string[] {
+  return schedule.second === undefined ? schedule.fields : [schedule.second, ...schedule.fields];
+}
+
 const cronByFields = new Map<string, CronExpression>();
 
 /** cronNext is cron-parser's next match strictly after a local date-time, read in UTC. */
@@ -96,11 +102,13 @@ function lastDay(year: number, month: number): number {
 
 /** isGridPoint tells whether a local date-time is a point of the expression's grid (§4.3). */
 export function isGridPoint(schedule: Schedule, local: number): boolean {
+  if (mod(local, SECOND) !== 0) return false;
+  if (schedule.kind === 'cron') return cronNext(cronFieldsOf(schedule), local - 1) === local;
+  const n = schedule.quantity;
+  if (schedule.unit === 'second') return mod(local / SECOND, n) === 0;
   if (mod(local, MINUTE) !== 0) return false;
   const mn = local / MINUTE;
   const { year, month, day, dn, time } = civil(local);
-  if (schedule.kind === 'cron') return cronNext(schedule.fields, local - 1) === local;
-  const n = schedule.quantity;
   switch (schedule.unit) {
     case 'minute':
       return mod(mn, n) === 0;
@@ -129,11 +137,13 @@ export function isGridPoint(schedule: Schedule, local: number): boolean {
 
 /** nextGridPoint is the least grid point strictly after a local date-time. */
 export function nextGridPoint(schedule: Schedule, local: number): number {
-  if (schedule.kind === 'cron') return cronNext(schedule.fields, local);
+  if (schedule.kind === 'cron') return cronNext(cronFieldsOf(schedule), local);
   const n = schedule.quantity;
   const stepAfter = (origin: number, step: number): number =>
     origin + (Math.floor((local - origin) / step) + 1) * step;
   switch (schedule.unit) {
+    case 'second':
+      return stepAfter(0, n * SECOND);
     case 'minute':
       return stepAfter(0, n * MINUTE);
     case 'hour':

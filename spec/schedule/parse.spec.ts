@@ -17,9 +17,12 @@ const invalidExamples = [
   '',
   '   ',
   'foo',
-  'second',
   'seconds',
-  '20 seconds',
+  '1 seconds',
+  '2 second',
+  'second at **:30',
+  '0 0 0 8 * * *',
+  '60 0 8 * * *',
   'years',
   '8 years',
   '3 hour',
@@ -51,7 +54,6 @@ const invalidExamples = [
   'day at 08:00 in Mars/Phobos',
   'day at 08:00 in',
   '0 8 * *',
-  '0 0 8 * * *',
   '@daily',
   '60 * * * *',
   'H * * * *',
@@ -59,6 +61,10 @@ const invalidExamples = [
 ];
 
 const validExamples = [
+  'second',
+  '20 seconds',
+  '0 0 8 * * *',
+  '*/10 * * * * * in Europe/Berlin',
   'minute',
   '1 minute',
   '15 minutes',
@@ -98,31 +104,27 @@ const messages: readonly (readonly [string, string])[] = [
   // units
   [
     'foo',
-    '"foo": expected a unit (minute, hour, day, week, month or a plural) or a five-field cron expression, got "foo"',
-  ],
-  [
-    'second',
-    '"second": expected a unit (minute, hour, day, week, month or a plural) or a five-field cron expression, got "second"',
+    '"foo": expected a unit (second, minute, hour, day, week, month or a plural) or a five- or six-field cron expression, got "foo"',
   ],
   [
     'seconds',
-    '"seconds": expected a unit (minute, hour, day, week, month or a plural) or a five-field cron expression, got "seconds"',
+    '"seconds": a plural unit needs a quantity before it, e.g. "2 seconds"; for one, write "second"',
   ],
+  ['1 seconds', '"1 seconds": a quantity of 1 needs the singular "second"'],
+  ['2 second', '"2 second": a quantity of 2 or more needs the plural "seconds"'],
+  ['second at **:30', '"second at **:30": unexpected "at" after "second"; seconds take no clause'],
+  ['Seconds', '"Seconds": unit names are lower case; write "seconds"'],
   [
     'years',
-    '"years": expected a unit (minute, hour, day, week, month or a plural) or a five-field cron expression, got "years"',
-  ],
-  [
-    '20 seconds',
-    '"20 seconds": expected a unit (minute, hour, day, week, month or a plural) or a five-field cron expression, got "seconds"',
+    '"years": expected a unit (second, minute, hour, day, week, month or a plural) or a five- or six-field cron expression, got "years"',
   ],
   [
     '8 years',
-    '"8 years": expected a unit (minute, hour, day, week, month or a plural) or a five-field cron expression, got "years"',
+    '"8 years": expected a unit (second, minute, hour, day, week, month or a plural) or a five- or six-field cron expression, got "years"',
   ],
   [
     '2 minutex',
-    '"2 minutex": expected a unit (minute, hour, day, week, month or a plural) or a five-field cron expression, got "minutex"; did you mean "2 minutes"?',
+    '"2 minutex": expected a unit (second, minute, hour, day, week, month or a plural) or a five- or six-field cron expression, got "minutex"; did you mean "2 minutes"?',
   ],
   ['Hour', '"Hour": unit names are lower case; write "hour"'],
   ['5 Hours', '"5 Hours": unit names are lower case; write "hours"'],
@@ -244,16 +246,24 @@ const messages: readonly (readonly [string, string])[] = [
   ['in Europe/Berlin', '"in Europe/Berlin": the zone suffix "in ZONE" must come last'],
   // cron
   [
-    '0 0 8 * * *',
-    '"0 0 8 * * *": a cron expression has exactly five fields (minute hour day-of-month month day-of-week); got 6',
+    '0 0 0 8 * * *',
+    '"0 0 0 8 * * *": a cron expression has five fields (minute hour day-of-month month day-of-week), or six with a seconds field first; got 7',
   ],
   [
     '0 8 * *',
-    '"0 8 * *": a cron expression has exactly five fields (minute hour day-of-month month day-of-week); got 4',
+    '"0 8 * *": a cron expression has five fields (minute hour day-of-month month day-of-week), or six with a seconds field first; got 4',
   ],
   [
     '18 4',
-    '"18 4": a cron expression has exactly five fields (minute hour day-of-month month day-of-week); got 2',
+    '"18 4": a cron expression has five fields (minute hour day-of-month month day-of-week), or six with a seconds field first; got 2',
+  ],
+  ['60 0 8 * * *', '"60 0 8 * * *": second field "60": value 60 is out of range 0-59'],
+  ['x 0 8 * * *', '"x 0 8 * * *": second field "x": unexpected "x"'],
+  ['*/0 0 8 * * *', '"*/0 0 8 * * *": second field "*/0": a step must be a number of 1 or more'],
+  ['0 60 8 * * *', '"0 60 8 * * *": minute field "60": value 60 is out of range 0-59'],
+  [
+    '0 0 0 30 2 *',
+    '"0 0 0 30 2 *": day-of-month "30" never occurs in month "2"; the expression would never fire',
   ],
   [
     '@daily',
@@ -404,6 +414,18 @@ describe('parseSchedule: the Schedule', () => {
       { kind: 'cron', fields: ['*/15', '*', '*', '*', '*'], zone: 'America/New_York' },
     ],
     ['0 9 * * mon-FRI', { kind: 'cron', fields: ['0', '9', '*', '*', 'mon-FRI'], zone: 'UTC' }],
+    ['second', { kind: 'interval', unit: 'second', quantity: 1, zone: 'UTC' }],
+    ['1 second', { kind: 'interval', unit: 'second', quantity: 1, zone: 'UTC' }],
+    ['90 seconds', { kind: 'interval', unit: 'second', quantity: 90, zone: 'UTC' }],
+    [
+      '*/10 0 8 * * * in Europe/Berlin',
+      {
+        kind: 'cron',
+        second: '*/10',
+        fields: ['0', '8', '*', '*', '*'],
+        zone: 'Europe/Berlin',
+      },
+    ],
   ])('reads %j', (expression, expected) => {
     expect(parseSchedule(expression)).toEqual(expected);
   });

@@ -9,6 +9,7 @@ import {
   wallClock,
 } from './oracle.js';
 
+const SECOND = 1_000;
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 const LAST_YEAR_START = Date.UTC(2100, 0, 1);
@@ -58,6 +59,7 @@ const weekday = fc
 
 // Largest quantity per unit such that a step stays within ~23 years.
 const units = [
+  { unit: 'second', stepMs: SECOND, max: 1_000_000 },
   { unit: 'minute', stepMs: MINUTE, max: 1_000_000 },
   { unit: 'hour', stepMs: 60 * MINUTE, max: 200_000 },
   { unit: 'day', stepMs: DAY, max: 8_000 },
@@ -130,6 +132,7 @@ function numbers(min: number, max: number): fc.Arbitrary<string> {
 
 const cron: fc.Arbitrary<Generated> = fc
   .record({
+    second: fc.option(numbers(0, 59), { nil: undefined }),
     minute: numbers(0, 59),
     hour: numbers(0, 23),
     // 28 at most: every month has such a day, so no combination is impossible.
@@ -145,8 +148,8 @@ const cron: fc.Arbitrary<Generated> = fc
         .map(([day, nth]) => `${day}#${nth}`),
     ),
   })
-  .map(({ minute, hour, dayOfMonth, month, dayOfWeek }) => ({
-    expression: `${minute} ${hour} ${dayOfMonth} ${month} ${dayOfWeek}`,
+  .map(({ second, minute, hour, dayOfMonth, month, dayOfWeek }) => ({
+    expression: `${second === undefined ? '' : `${second} `}${minute} ${hour} ${dayOfMonth} ${month} ${dayOfWeek}`,
     stepMs: 400 * DAY,
   }));
 
@@ -197,7 +200,8 @@ function firstTransition(zone: string, from: number): number | undefined {
 
 /**
  * expectLawfulTicks asserts every property of §4.4 for one expression and instant,
- * against the oracle: ticks on either side of now, whole minutes, each the
+ * against the oracle: ticks on either side of now, whole minutes (whole
+ * seconds for expressions in seconds), each the
  * first occurrence of a grid point's wall-clock time or the end of a gap
  * holding one, no point resolving strictly between them except now itself,
  * and the next call picking up where this one ends.
@@ -209,8 +213,10 @@ function expectLawfulTicks(expression: string, zone: string, now: number): void 
   const after = tickP1.getTime();
   expect(before).toBeLessThan(now);
   expect(after).toBeGreaterThan(now);
-  expect(before % MINUTE).toBe(0);
-  expect(after % MINUTE).toBe(0);
+  const inSeconds = parsed.kind === 'cron' ? parsed.second !== undefined : parsed.unit === 'second';
+  const whole = inSeconds ? SECOND : MINUTE;
+  expect(before % whole).toBe(0);
+  expect(after % whole).toBe(0);
 
   for (const tick of [before, after]) {
     const local = wallClock(zone, tick);
@@ -304,6 +310,10 @@ describe('schedule: properties', () => {
     const small = fc
       .tuple(
         fc.constantFrom(
+          'second',
+          '10 seconds',
+          '90 seconds',
+          '*/15 * * * * *',
           'minute',
           '5 minutes',
           '7 minutes',

@@ -330,3 +330,62 @@ describe('schedule: the range of ticks', () => {
     expect(() => schedule('hour', '2023-09-28T14:00:00Z' as unknown as Date)).toThrow(TypeError);
   });
 });
+
+describe('schedule: seconds', () => {
+  it('steps `30 seconds` and `90 seconds` on grids anchored at the epoch', () => {
+    expect(ticksAt('30 seconds', '2023-09-28T14:23:24.161Z')).toEqual([
+      '2023-09-28T14:23:00Z',
+      '2023-09-28T14:23:30Z',
+    ]);
+    expect(ticksAt('second', '2023-09-28T14:23:24.161Z')).toEqual([
+      '2023-09-28T14:23:24Z',
+      '2023-09-28T14:23:25Z',
+    ]);
+    // a day holds 960 points of 90 seconds, so every day starts on one
+    expect(upcoming('90 seconds', '2023-09-28T23:57:00Z', 3)).toEqual([
+      '2023-09-28T23:58:30Z',
+      '2023-09-29T00:00:00Z',
+      '2023-09-29T00:01:30Z',
+    ]);
+    // 7 seconds keeps stepping across minutes (1695911042 s from the epoch is 7 × 242273006)
+    expect(upcoming('7 seconds', '2023-09-28T14:23:55Z', 2)).toEqual([
+      '2023-09-28T14:24:02Z',
+      '2023-09-28T14:24:09Z',
+    ]);
+  });
+
+  it('skips a point that now is exactly on', () => {
+    expect(ticksAt('10 seconds', '2023-09-28T14:23:20Z')).toEqual([
+      '2023-09-28T14:23:10Z',
+      '2023-09-28T14:23:30Z',
+    ]);
+  });
+
+  it('fires once at the end of a gap for all the seconds inside it', () => {
+    // 2023-03-26 02:00 to 03:00 does not exist in Berlin; 01:00Z is 03:00 CEST
+    expect(ticksAt('10 seconds in Europe/Berlin', '2023-03-26T00:59:55Z')).toEqual([
+      '2023-03-26T00:59:50Z',
+      '2023-03-26T01:00:00Z',
+    ]);
+    expect(ticksAt('10 seconds in Europe/Berlin', '2023-03-26T01:00:00Z')).toEqual([
+      '2023-03-26T00:59:50Z',
+      '2023-03-26T01:00:10Z',
+    ]);
+  });
+
+  it('reads a seconds field first in a six-field cron expression', () => {
+    expect(ticksAt('*/15 * * * * *', '2023-09-28T14:23:24.161Z')).toEqual([
+      '2023-09-28T14:23:15Z',
+      '2023-09-28T14:23:30Z',
+    ]);
+    expect(ticksAt('30 0 8 * * *', '2023-09-28T14:23:24.161Z')).toEqual([
+      '2023-09-28T08:00:30Z',
+      '2023-09-29T08:00:30Z',
+    ]);
+    // five fields still mean second 0
+    expect(ticksAt('0 8 * * *', '2023-09-28T14:23:24.161Z')).toEqual([
+      '2023-09-28T08:00:00Z',
+      '2023-09-29T08:00:00Z',
+    ]);
+  });
+});

@@ -156,7 +156,7 @@ describe('create validation', () => {
     ],
     [
       { core: { cancel: '3' }, meta },
-      `create: Task.core may hold only "${Label.Cancel}"; got keys "cancel"; did you mean "${Label.Cancel}" (Label.Cancel)?`,
+      `create: Task.core may hold only "${Label.Cancel}" and "${Label.Retry}"; got keys "cancel"; did you mean "${Label.Cancel}" (Label.Cancel)?`,
     ],
     [
       { node: { method: 'all' }, meta },
@@ -164,7 +164,7 @@ describe('create validation', () => {
     ],
     [
       { cron: { [Label.Every]: 'every 2 minutes' }, meta },
-      `create: Task.cron "${Label.Every}": "every 2 minutes": expected a unit (minute, hour, day, week, month or a plural) or a five-field cron expression, got "every"; did you mean "2 minutes"?`,
+      `create: Task.cron "${Label.Every}": "every 2 minutes": expected a unit (second, minute, hour, day, week, month or a plural) or a five- or six-field cron expression, got "every"; did you mean "2 minutes"?`,
     ],
     [
       { cron: { [Label.Exact]: new Date(Number.NaN) }, meta },

@@ -10,6 +10,7 @@ const shorthands = {
   every: { map: 'cron', key: Label.Every },
   exact: { map: 'cron', key: Label.Exact },
   cancel: { map: 'core', key: Label.Cancel },
+  retry: { map: 'core', key: Label.Retry },
   method: { map: 'node', key: Label.Method },
 } as const;
 
@@ -41,6 +42,11 @@ export const tasksCreateCommand = defineEngineCommand({
     every: { type: 'string', value: '<expr>', help: `a cron template: cron ${Label.Every}` },
     exact: { type: 'string', value: '<time>', help: `run once at this time: cron ${Label.Exact}` },
     cancel: { type: 'string', value: '<n>', help: `halt after n cycles: core ${Label.Cancel}` },
+    retry: {
+      type: 'string',
+      value: '<policy>',
+      help: `retry policy, e.g. 'exponential 1 second .. 1 hour x 5': core ${Label.Retry}`,
+    },
     method: {
       type: 'string',
       value: '<m>',

@@ -27,6 +27,7 @@ const scriptFiles = {
   cycles: 'cycles',
   release: 'release',
   fail: 'fail',
+  retry: 'retry',
   withdraw: 'withdraw',
   cancel: 'cancel',
   status: 'status',

@@ -196,11 +196,14 @@ local function is_halted(task)
   return cycles_of(task) >= cancel
 end
 
--- timed: an exact task, or a deferred task; due once now reaches its due time
+-- timed: an exact task, a deferred task, or one a retry gave back for later
+-- (core retry-at); due once now reaches its due time
 local function is_timed(task)
   local cron = task.cron
-  if cron == nil or cron[LABEL_EVERY] ~= nil then return false end
+  if cron == nil then return task.core ~= nil and task.core[LABEL_RETRY_AT] ~= nil end
+  if cron[LABEL_EVERY] ~= nil then return false end
   return cron[LABEL_EXACT] ~= nil or (cron[LABEL_DEFER] ~= nil and cron[LABEL_TICK_P1] ~= nil)
+    or (task.core ~= nil and task.core[LABEL_RETRY_AT] ~= nil)
 end
 
 local function owner_of(task)
@@ -238,8 +241,9 @@ local function shape_of(task)
     cron_template = cron_template,
     gate_template = gate_template,
     halted = halted,
-    timed = cron ~= nil and not cron_template
-      and (cron[LABEL_EXACT] ~= nil or (cron[LABEL_DEFER] ~= nil and cron[LABEL_TICK_P1] ~= nil)),
+    timed = (cron ~= nil and not cron_template
+      and (cron[LABEL_EXACT] ~= nil or (cron[LABEL_DEFER] ~= nil and cron[LABEL_TICK_P1] ~= nil)))
+      or (task.core ~= nil and task.core[LABEL_RETRY_AT] ~= nil),
     owner = label_set(task.core, LABEL_WORKER),
     candidate = not halted and method ~= METHOD_ALL and not cron_template and not gate_template,
     retained = cron == nil and not gate_template,
