@@ -41,5 +41,6 @@ export {
   TaskTimeoutError,
   WaitTimeoutError,
   AcceptTimeoutError,
+  ReplicaTimeoutError,
 } from './errors.js';
 export type { ErrorCode } from './errors.js';

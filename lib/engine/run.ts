@@ -1,4 +1,5 @@
 import type { EngineContext } from './context.js';
+import { durable } from './durability.js';
 import { checkLayout } from './layout.js';
 import { runScript, type ScriptName } from './lua/scripts.js';
 
@@ -16,14 +17,16 @@ export function run(
   args: (string | number)[],
 ): Promise<unknown> {
   const layout = checkLayout(context);
-  return layout === undefined
-    ? runUnchecked(context, name, args)
-    : whilePending(
-        context,
-        layout.then(() =>
-          runScript(context.connection.client, scriptOf(context, name), context.keys, args),
-        ),
-      );
+  if (layout === undefined) return runUnchecked(context, name, args);
+  const script = scriptOf(context, name);
+  return whilePending(
+    context,
+    durable(
+      context,
+      script,
+      layout.then(() => runScript(context.connection.client, script, context.keys, args)),
+    ),
+  );
 }
 
 /** runUnchecked runs a script without the layout check (repair, which writes the layout). */
@@ -32,9 +35,10 @@ export function runUnchecked(
   name: ScriptName,
   args: (string | number)[],
 ): Promise<unknown> {
+  const script = scriptOf(context, name);
   return whilePending(
     context,
-    runScript(context.connection.client, scriptOf(context, name), context.keys, args),
+    durable(context, script, runScript(context.connection.client, script, context.keys, args)),
   );
 }
 
