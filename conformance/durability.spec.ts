@@ -96,6 +96,34 @@ describe("durability 'replica'", () => {
     }
   });
 
+  it('lets writes whose replies came together share one WAIT, sent after the last of them', async () => {
+    const engine = new Engine({ redis: primary.url, queue: 'together', durability: 'replica' });
+    const reader = new Redis(replica.url);
+    try {
+      await engine.create({ meta: { warm: 'up' } });
+      let ids: string[] = [];
+      const commands = await commandsOn(primary, async () => {
+        const tasks = await Promise.all(
+          Array.from({ length: 20 }, (_, n) => engine.create({ meta: { n: String(n) } })),
+        );
+        ids = tasks.map((task) => task.core?.[Label.Object] ?? '');
+        const held = await Promise.all(
+          ids.map((id) => reader.hexists(queueKeys('together').tasks, id)),
+        );
+        expect(held).toEqual(ids.map(() => 1));
+      });
+      expect(commands.filter(isScript)).toHaveLength(20);
+      const waits = commands.filter(isWait).length;
+      expect(waits).toBeGreaterThanOrEqual(1);
+      expect(waits).toBeLessThan(20);
+      // a WAIT came after the last create: every create was followed by one
+      expect(commands.findLastIndex(isWait)).toBeGreaterThan(commands.findLastIndex(isScript));
+    } finally {
+      reader.disconnect();
+      await engine.close();
+    }
+  });
+
   it("sends no WAIT with durability 'primary' (the default)", async () => {
     const engine = new Engine({ redis: primary.url, queue: 'fast' });
     try {
