@@ -1,3 +1,4 @@
+import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { Engine } from '../lib/engine/engine.js';
 import { queueKeys } from '../lib/engine/keys.js';
@@ -137,6 +138,78 @@ describe("durability 'replica'", () => {
       expect(commands.filter(isWait)).toEqual([]);
     } finally {
       await engine.close();
+    }
+  });
+});
+
+/**
+ * failoverAfterReply is a TCP forwarder to `first`; once armed, it passes the
+ * next reply to the client, then points at `second` and cuts the connection:
+ * a failover between a write's reply and the WAIT that follows it.
+ */
+async function failoverAfterReply(first: RedisServer, second: RedisServer) {
+  let target = first;
+  let armed = false;
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = createConnection({ host: target.host, port: target.port });
+    sockets.add(client).add(upstream);
+    const close = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('data', (chunk) => upstream.write(chunk));
+    upstream.on('data', (chunk) => {
+      client.write(chunk);
+      if (armed) {
+        armed = false;
+        target = second;
+        close();
+      }
+    });
+    for (const socket of [client, upstream]) {
+      socket.on('error', close);
+      socket.on('close', close);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `redis://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    arm: () => (armed = true),
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe("durability 'replica' across a failover between a write and its WAIT", () => {
+  it('does not take a WAIT on the new primary for a write the old one made: the request goes again', async () => {
+    const old = await startRedisServer({ env: {} }); // no replica: what it wrote is lost with it
+    const { primary, replica } = await startPair();
+    const forwarder = await failoverAfterReply(old, primary);
+    const engine = new Engine({
+      redis: forwarder.url,
+      queue: 'moved',
+      durability: 'replica',
+      durabilityTimeout: 200,
+    });
+    const reader = new Redis(replica.url);
+    try {
+      // the layout check and the script's load on the old primary (its WAIT times out: no replica)
+      await expect(engine.create({ meta: { warm: 'up' } })).rejects.toBeInstanceOf(
+        ReplicaTimeoutError,
+      );
+      forwarder.arm(); // the create's reply passes, then the failover
+      const task = await engine.create({ meta: { k: 'v' } });
+      const id = task.core?.[Label.Object] ?? '';
+      // acknowledged only once the write was made where a replica holds it
+      expect(await reader.hexists(queueKeys('moved').tasks, id)).toBe(1);
+    } finally {
+      reader.disconnect();
+      await engine.close();
+      await forwarder.close();
+      await Promise.all([old.stop(), replica.stop(), primary.stop()]);
     }
   });
 });

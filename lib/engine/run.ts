@@ -1,5 +1,5 @@
 import type { EngineContext } from './context.js';
-import { durable } from './durability.js';
+import { durable, WriteConnectionLostError } from './durability.js';
 import { checkLayout } from './layout.js';
 import { runScript, type ScriptName } from './lua/scripts.js';
 
@@ -21,9 +21,7 @@ export function run(
   const script = scriptOf(context, name);
   return whilePending(
     context,
-    durable(
-      context,
-      script,
+    durable(context, script, () =>
       layout.then(() => runScript(context.connection.client, script, context.keys, args)),
     ),
   );
@@ -38,7 +36,9 @@ export function runUnchecked(
   const script = scriptOf(context, name);
   return whilePending(
     context,
-    durable(context, script, runScript(context.connection.client, script, context.keys, args)),
+    durable(context, script, () =>
+      runScript(context.connection.client, script, context.keys, args),
+    ),
   );
 }
 
@@ -77,7 +77,8 @@ const retryDelayMs = 100;
  * its first answer.
  *
  * When the call fails without an answer from Redis (ioredis gave up on the
- * connection: its retries per request ran out, or the connection closed), the
+ * connection: its retries per request ran out, or the connection closed; or,
+ * with durability 'replica', it closed before a replica confirmed), the
  * script may or may not have run; the same request is sent again, twice at
  * most, and answers what the first run did if it ran. Without that, a claim
  * made just before Redis went away would be owned by nobody who knows until
@@ -113,6 +114,7 @@ const socketCodes = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT',
  */
 function connectionLost(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  if (error instanceof WriteConnectionLostError) return true;
   if (error.name === 'MaxRetriesPerRequestError') return true;
   if (error.message === 'Connection is closed.') return true;
   const code = (error as { code?: unknown }).code;
