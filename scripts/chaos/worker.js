@@ -22,6 +22,8 @@ const engine = new Engine({
   clock: () => new Date(Date.now() + offsetMs),
   // how far apart the engines were told their clocks may be (expire waits that long)
   clockSkew: settings.clockSkew,
+  // the failover scenario: a write is acknowledged once a replica took it
+  durability: settings.durability ?? 'primary',
 });
 /** real converts an instant of this engine's clock to wall-clock ms. */
 const real = (engineMs) => engineMs - offsetMs;
