@@ -51,7 +51,8 @@ const worker = new Worker(
   [
     {
       filter: (task) => task.meta?.chaos === settings.chaos,
-      ensure: async (task, { signal }) => {
+      ensure: async (task, context) => {
+        const { signal } = context;
         const taskId = task.core[Label.Object];
         const run = `${id}#${++runs}`;
         current.set(taskId, run);
@@ -77,6 +78,12 @@ const worker = new Worker(
           }
           effects.push(Math.round(now() * 10) / 10);
           await sleep(stepMs);
+        }
+        // the features scenario: a parent spawns one child as it completes
+        if (task.meta.spawn === '1') {
+          context.spawn({
+            meta: { chaos: settings.chaos, n: `${task.meta.n}.child`, parent: task.meta.n },
+          });
         }
         log.write({ t: 'end', run, id: taskId, at: now(), steps: effects });
       },
