@@ -9,7 +9,8 @@
 // Usage: node scripts/chaos/run.js [--scenario NAME]... [options]
 //   --scenario NAME   kill, stop, redis-always, redis-everysec, drop-replies,
 //                     pause, delay, skew, skew-allowed (repeatable; default all
-//                     of these), and, only when named: failover (failover.js)
+//                     of these), and, only when named: failover (failover.js),
+//                     features (features.js: 2,000 tasks at 100/s, 4 workers)
 //   --tasks N         tasks to create (default 20000)
 //   --workers N       worker processes (default 6)
 //   --concurrency N   slots per worker (default 8)
@@ -36,6 +37,7 @@ import { Engine, Label } from '../../dist/index.js';
 import { machineFacts } from '../bench/lib/setup.js';
 import { writeSection } from '../bench/lib/report.js';
 import { failoverTable, runFailovers } from './failover.js';
+import { featuresFailed, featuresTable, runFeatures } from './features.js';
 import { analyze } from './lib/analyze.js';
 import { startFleet } from './lib/fleet.js';
 import { now, openLog, readLogs } from './lib/log.js';
@@ -88,7 +90,7 @@ const settings = {
   pollInterval: 1_000,
 };
 /** Scenarios of their own kind: run only when named, each with its own table. */
-const named = { failover: failoverScenario };
+const named = { failover: failoverScenario, features: featuresScenario };
 const names = (values.scenario ?? Object.keys(scenarios)).filter((name) => !(name in named));
 const namedRuns = (values.scenario ?? []).filter((name) => name in named);
 for (const name of names) {
@@ -160,6 +162,21 @@ async function failoverScenario() {
     (result) => result.durability === 'replica' && (result.lost > 0 || result.completionsLost > 0),
   );
   if (broken) console.log("FAILED: durability 'replica' lost acknowledged writes");
+  return broken;
+}
+
+/** featuresScenario runs the features scenario and prints its counts; says whether one that must be 0 was not. */
+async function featuresScenario() {
+  const result = await runFeatures({
+    ...settings,
+    tasks: integer(values.tasks, 2_000),
+    rate: integer(values.rate, 100),
+    workers: integer(values.workers, 4),
+  });
+  const facts = machineFacts(await serverVersion());
+  console.log(`\n${featuresTable(result)}\n\nMeasured ${facts.line}, code ${code}`);
+  const broken = featuresFailed(result);
+  if (broken) console.log('FAILED: a count that must be 0 is not');
   return broken;
 }
 
