@@ -192,7 +192,8 @@ describe("durability 'replica' across a failover between a write and its WAIT", 
       redis: forwarder.url,
       queue: 'moved',
       durability: 'replica',
-      durabilityTimeout: 200,
+      // a loaded machine must not time the new primary's WAIT out
+      durabilityTimeout: 1_000,
     });
     const reader = new Redis(replica.url);
     try {
