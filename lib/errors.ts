@@ -196,6 +196,18 @@ export class UnrecoverableError extends RescueError {
   }
 }
 
+/**
+ * ReplicaTimeoutError: with the engine option `durability: 'replica'`, a
+ * write Redis made was not taken by a replica within `durabilityTimeout`
+ * (WAIT answered 0). The write is on the primary and may or may not survive
+ * a failover: read the task's state before you act on it again.
+ */
+export class ReplicaTimeoutError extends RescueError {
+  constructor(message: string) {
+    super('REPLICA_TIMEOUT', message);
+  }
+}
+
 /** The error class for each stable code; the compiler checks the table is complete. */
 export const errorByCode = {
   TASK_EMPTY: TaskEmptyError,
@@ -217,6 +229,7 @@ export const errorByCode = {
   WAIT_TIMEOUT: WaitTimeoutError,
   ACCEPT_TIMEOUT: AcceptTimeoutError,
   UNRECOVERABLE: UnrecoverableError,
+  REPLICA_TIMEOUT: ReplicaTimeoutError,
 } as const satisfies Record<string, new (message: string) => RescueError>;
 
 /** ErrorCode is one of the stable codes of the api's error table. */

@@ -53,5 +53,6 @@ export {
   WaitTimeoutError,
   AcceptTimeoutError,
   UnrecoverableError,
+  ReplicaTimeoutError,
 } from './errors.js';
 export type { ErrorCode } from './errors.js';

@@ -29,6 +29,7 @@ describe('errors', () => {
       'WAIT_TIMEOUT',
       'ACCEPT_TIMEOUT',
       'UNRECOVERABLE',
+      'REPLICA_TIMEOUT',
     ]);
     for (const code of errorCodes) {
       const error = new errorByCode[code]('detail');

@@ -28,6 +28,7 @@ describe('the public entry', () => {
         'QueueLayoutError',
         'AcceptTimeoutError',
         'UnrecoverableError',
+        'ReplicaTimeoutError',
         'TaskCancelledError',
         'TaskResultError',
         'TaskTimeoutError',

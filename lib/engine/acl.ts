@@ -26,13 +26,14 @@ export const aclCommands = {
    * subscription (sharded on a cluster), the worker's presence (its key with
    * a TTL and the `workers` index, in MULTI / EXEC), the event feed (events()
    * makes the stream and keeps it alive), the dashboard's reads of one record
-   * and of a template's children (lib/engine/read.ts), and QUIT on close.
+   * and of a template's children (lib/engine/read.ts), WAIT after each write
+   * with `durability: 'replica'` (lib/engine/durability.ts), and QUIT on close.
    */
   engine: [
     'fcall', 'function|load', 'evalsha', 'eval', 'get', 'zmscore', 'zrange', 'publish', 'spublish', 'subscribe',
     'ssubscribe', 'unsubscribe', 'sunsubscribe', 'quit',
     'set', 'del', 'mget', 'zadd', 'zrem', 'zrevrange', 'multi', 'exec',
-    'xadd', 'xrange', 'xrevrange', 'pexpire', 'hget', 'hmget', 'zrangebylex',
+    'xadd', 'xrange', 'xrevrange', 'pexpire', 'hget', 'hmget', 'zrangebylex', 'wait',
   ],
   /**
    * Sent by ioredis on its own: the ready check (INFO; on a cluster CLUSTER
@@ -175,6 +176,7 @@ function probes(keys: QueueKeys, lock: string): Record<AclCommand, string[][]> {
     mget: [[keys.worker('worker')]],
     multi: [[]],
     exec: [[]],
+    wait: [['0', '0']],
     xadd: [[keys.events, 'MAXLEN', '~', '10000', '*', 'e', 'x']],
     xrange: [[keys.events, '-', '+', 'COUNT', '1']],
     xrevrange: [[keys.events, '+', '-', 'COUNT', '1']],

@@ -89,7 +89,31 @@ export interface EngineOptions {
    * @defaultValue none
    */
   metaIndexes?: readonly string[];
+  /**
+   * When a write counts as done. `'primary'`: when the Redis it was sent to
+   * made it (asynchronous replication: a failover may lose what the replica
+   * had not received yet). `'replica'`: each call that writes (every script
+   * that changes the queue: create, delete, cancel, a claim, extend, ...)
+   * also waits, with `WAIT 1 <durabilityTimeout>` on the same connection
+   * (on a Cluster, the shard of the queue's slot), until at least one replica
+   * has taken it, and rejects with ReplicaTimeoutError when none did in
+   * time. One more round trip per write; reads are not affected.
+   * @defaultValue `'primary'`
+   */
+  durability?: Durability;
+  /**
+   * With `durability: 'replica'`, how long a write waits for a replica, in
+   * ms: a positive integer, at most 60,000.
+   * @defaultValue 1 000
+   */
+  durabilityTimeout?: number;
 }
+
+/** Durability: when a write counts as done (the `durability` option). */
+export type Durability = 'primary' | 'replica';
+
+/** The settings of `durability`: what the constructor checks a given value against. */
+const durabilities: readonly unknown[] = ['primary', 'replica'] satisfies Durability[];
 
 /** engineDefaults holds the default of each option that has a constant one. */
 export const engineDefaults = {
@@ -100,6 +124,8 @@ export const engineDefaults = {
   stepTime: 2,
   outcomeRetention: 60 * 60 * 1000,
   outcomeLimit: 10_000,
+  durability: 'primary',
+  durabilityTimeout: 1_000,
   redisUrl: 'redis://127.0.0.1:6379',
 } as const;
 
@@ -119,7 +145,12 @@ export interface ResolvedEngineOptions {
   readonly clockSkew: number;
   readonly stepTime: number;
   readonly metaIndexes: readonly string[];
+  readonly durability: Durability;
+  readonly durabilityTimeout: number;
 }
+
+/** The longest durabilityTimeout: a write that waits longer for a replica has no replica to wait for. */
+const maxDurabilityTimeoutMs = 60_000;
 
 /**
  * resolveEngineOptions applies the defaults and checks the options; `null`
@@ -130,7 +161,9 @@ export interface ResolvedEngineOptions {
  * `limits.valueBytes` bytes (it is a label value). `expiry` and `cleanup` must
  * be positive integers up to maxDurationMs, `clock` a function and
  * `clockSkew` a non-negative integer up to the longest expiry, `stepTime` a
- * number from 0 to 1,000, `metaIndexes` an array of exact label keys. Otherwise
+ * number from 0 to 1,000, `metaIndexes` an array of exact label keys,
+ * `durability` `'primary'` or `'replica'`, `durabilityTimeout` a positive
+ * integer up to 60,000. Otherwise
  * it throws a TypeError
  * naming the option. It reads REDIS_URL when it runs, never at import.
  */
@@ -146,6 +179,8 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
   const outcomeLimit = given.outcomeLimit ?? engineDefaults.outcomeLimit;
   const stepTime = given.stepTime ?? engineDefaults.stepTime;
   const metaIndexes = readMetaIndexes(given.metaIndexes ?? []);
+  const durability = given.durability ?? engineDefaults.durability;
+  const durabilityTimeout = given.durabilityTimeout ?? engineDefaults.durabilityTimeout;
   requireName('queue', queue, limits.keyBytes);
   // `{<queue>}` is the Redis Cluster hash tag of the queue's keys: a `}` would
   // end it early, and a leading one would leave it empty (keys in many slots)
@@ -181,6 +216,12 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
       `Engine option "stepTime" must be a number of ms from 0 to ${maxStepTimeMs.toLocaleString('en-US')}; got ${describe(stepTime)}`,
     );
   }
+  if (!durabilities.includes(durability)) {
+    throw new TypeError(
+      `Engine option "durability" must be 'primary' or 'replica'; got ${describe(durability)}`,
+    );
+  }
+  requireCount('durabilityTimeout', durabilityTimeout, 1, maxDurabilityTimeoutMs);
   const envUrl = process.env['REDIS_URL'];
   const redis =
     given.redis ?? (envUrl !== undefined && envUrl !== '' ? envUrl : engineDefaults.redisUrl);
@@ -196,6 +237,8 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
     clockSkew,
     stepTime,
     metaIndexes,
+    durability,
+    durabilityTimeout,
   });
 }
 
@@ -219,6 +262,8 @@ function readOptions(options: unknown): EngineOptions {
       'clockSkew',
       'stepTime',
       'metaIndexes',
+      'durability',
+      'durabilityTimeout',
     ] as const;
     return Object.fromEntries(names.map((name) => [name, source[name]]));
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { EngineContext } from './context.js';
+import { durable, WriteConnectionLostError } from './durability.js';
 import { checkLayout } from './layout.js';
 import { runScript, type ScriptName } from './lua/scripts.js';
 
@@ -16,14 +17,14 @@ export function run(
   args: (string | number)[],
 ): Promise<unknown> {
   const layout = checkLayout(context);
-  return layout === undefined
-    ? runUnchecked(context, name, args)
-    : whilePending(
-        context,
-        layout.then(() =>
-          runScript(context.connection.client, scriptOf(context, name), context.keys, args),
-        ),
-      );
+  if (layout === undefined) return runUnchecked(context, name, args);
+  const script = scriptOf(context, name);
+  return whilePending(
+    context,
+    durable(context, script, () =>
+      layout.then(() => runScript(context.connection.client, script, context.keys, args)),
+    ),
+  );
 }
 
 /** runUnchecked runs a script without the layout check (repair, which writes the layout). */
@@ -32,9 +33,12 @@ export function runUnchecked(
   name: ScriptName,
   args: (string | number)[],
 ): Promise<unknown> {
+  const script = scriptOf(context, name);
   return whilePending(
     context,
-    runScript(context.connection.client, scriptOf(context, name), context.keys, args),
+    durable(context, script, () =>
+      runScript(context.connection.client, script, context.keys, args),
+    ),
   );
 }
 
@@ -73,7 +77,8 @@ const retryDelayMs = 100;
  * its first answer.
  *
  * When the call fails without an answer from Redis (ioredis gave up on the
- * connection: its retries per request ran out, or the connection closed), the
+ * connection: its retries per request ran out, or the connection closed; or,
+ * with durability 'replica', it closed before a replica confirmed), the
  * script may or may not have run; the same request is sent again, twice at
  * most, and answers what the first run did if it ran. Without that, a claim
  * made just before Redis went away would be owned by nobody who knows until
@@ -109,6 +114,7 @@ const socketCodes = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT',
  */
 function connectionLost(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  if (error instanceof WriteConnectionLostError) return true;
   if (error.name === 'MaxRetriesPerRequestError') return true;
   if (error.message === 'Connection is closed.') return true;
   const code = (error as { code?: unknown }).code;

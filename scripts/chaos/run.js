@@ -8,7 +8,9 @@
 //
 // Usage: node scripts/chaos/run.js [--scenario NAME]... [options]
 //   --scenario NAME   kill, stop, redis-always, redis-everysec, drop-replies,
-//                     pause, delay, skew, skew-allowed (repeatable; default all)
+//                     pause, delay, skew, skew-allowed (repeatable; default all
+//                     of these), and, only when named: failover (failover.js),
+//                     features (features.js: 2,000 tasks at 100/s, 4 workers)
 //   --tasks N         tasks to create (default 20000)
 //   --workers N       worker processes (default 6)
 //   --concurrency N   slots per worker (default 8)
@@ -18,6 +20,11 @@
 //   --quick           2,000 tasks, 3 workers: a smoke run
 //   --keep            keep the records (their directory is printed)
 //   --write           write the table into docs/reliability.md
+// The failover scenario (its own table; each round 2,000 tasks at 1,000/s,
+// 4 workers of 16 slots unless --tasks, --rate, --workers, --concurrency say):
+//   --failovers N     failovers per durability setting (default 20)
+//   --durability D    primary or replica (repeatable; default both)
+//   --lag MS          how long the replication link holds what the primary sends (default 100)
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,6 +36,8 @@ import { Redis } from 'ioredis';
 import { Engine, Label } from '../../dist/index.js';
 import { machineFacts } from '../bench/lib/setup.js';
 import { writeSection } from '../bench/lib/report.js';
+import { failoverTable, runFailovers } from './failover.js';
+import { featuresFailed, featuresTable, runFeatures } from './features.js';
 import { analyze } from './lib/analyze.js';
 import { startFleet } from './lib/fleet.js';
 import { now, openLog, readLogs } from './lib/log.js';
@@ -50,6 +59,9 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
+    failovers: { type: 'string' },
+    durability: { type: 'string', multiple: true },
+    lag: { type: 'string' },
   },
 });
 const integer = (text, fallback) => (text === undefined ? fallback : Number.parseInt(text, 10));
@@ -77,14 +89,22 @@ const settings = {
   expireInterval: 500,
   pollInterval: 1_000,
 };
-const names = values.scenario ?? Object.keys(scenarios);
+/** Scenarios of their own kind: run only when named, each with its own table. */
+const named = { failover: failoverScenario, features: featuresScenario };
+const names = (values.scenario ?? Object.keys(scenarios)).filter((name) => !(name in named));
+const namedRuns = (values.scenario ?? []).filter((name) => name in named);
 for (const name of names) {
   if (!(name in scenarios))
-    throw new Error(`unknown scenario "${name}": ${Object.keys(scenarios).join(', ')}`);
+    throw new Error(
+      `unknown scenario "${name}": ${[...Object.keys(scenarios), ...Object.keys(named)].join(', ')}`,
+    );
 }
 
 // read before the run: what was built and measured, not what changed meanwhile
 const code = codeVersion();
+let failed = false;
+for (const name of namedRuns) failed = (await named[name]()) || failed;
+if (names.length === 0) process.exit(failed ? 1 : 0);
 const results = [];
 let redisVersion = 'unknown';
 for (const name of names) {
@@ -106,6 +126,70 @@ if (values.write) {
       `(${settings.tasks.toLocaleString('en-US')} tasks, ${settings.workers} worker processes of ` +
       `${settings.concurrency} slots, lease ${settings.expiry} ms, ${settings.rate} creates/s).\n\n${text}`,
   );
+}
+
+/**
+ * failoverScenario runs the failovers of each durability setting asked for
+ * and prints their table; says whether a count that must be 0 was not
+ * (acknowledged writes lost with durability 'replica').
+ */
+async function failoverScenario() {
+  const durabilities = values.durability ?? ['replica', 'primary'];
+  const round = {
+    ...settings,
+    tasks: integer(values.tasks, 2_000),
+    rate: integer(values.rate, 1_000),
+    workers: integer(values.workers, 4),
+    concurrency: integer(values.concurrency, 16),
+  };
+  const results = [];
+  for (const durability of durabilities) {
+    if (durability !== 'primary' && durability !== 'replica')
+      throw new Error(`--durability: primary or replica, got "${durability}"`);
+    results.push(
+      await runFailovers(
+        { durability, failovers: integer(values.failovers, 20), lagMs: integer(values.lag, 100) },
+        round,
+      ),
+    );
+  }
+  const facts = machineFacts(results[0]?.redisVersion ?? (await serverVersion()));
+  console.log(
+    `\n${failoverTable(results)}\n\nMeasured ${facts.line}, code ${code}; each round ` +
+      `${round.tasks.toLocaleString('en-US')} tasks at ${round.rate}/s, ${round.workers} worker processes of ${round.concurrency} slots`,
+  );
+  const broken = results.some(
+    (result) => result.durability === 'replica' && (result.lost > 0 || result.completionsLost > 0),
+  );
+  if (broken) console.log("FAILED: durability 'replica' lost acknowledged writes");
+  return broken;
+}
+
+/** featuresScenario runs the features scenario and prints its counts; says whether one that must be 0 was not. */
+async function featuresScenario() {
+  const result = await runFeatures({
+    ...settings,
+    tasks: integer(values.tasks, 2_000),
+    rate: integer(values.rate, 100),
+    workers: integer(values.workers, 4),
+  });
+  const facts = machineFacts(await serverVersion());
+  console.log(`\n${featuresTable(result)}\n\nMeasured ${facts.line}, code ${code}`);
+  const broken = featuresFailed(result);
+  if (broken) console.log('FAILED: a count that must be 0 is not');
+  return broken;
+}
+
+/** serverVersion is the version of the redis-server binary the scenarios start. */
+async function serverVersion() {
+  try {
+    return (
+      /v=(\S+)/.exec(execFileSync('redis-server', ['--version'], { encoding: 'utf8' }))?.[1] ??
+      'unknown'
+    );
+  } catch {
+    return 'unknown';
+  }
 }
 
 /** codeVersion is the commit measured, marked when the working tree differs from it. */

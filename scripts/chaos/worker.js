@@ -22,6 +22,8 @@ const engine = new Engine({
   clock: () => new Date(Date.now() + offsetMs),
   // how far apart the engines were told their clocks may be (expire waits that long)
   clockSkew: settings.clockSkew,
+  // the failover scenario: a write is acknowledged once a replica took it
+  durability: settings.durability ?? 'primary',
 });
 /** real converts an instant of this engine's clock to wall-clock ms. */
 const real = (engineMs) => engineMs - offsetMs;
@@ -49,7 +51,8 @@ const worker = new Worker(
   [
     {
       filter: (task) => task.meta?.chaos === settings.chaos,
-      ensure: async (task, { signal }) => {
+      ensure: async (task, context) => {
+        const { signal } = context;
         const taskId = task.core[Label.Object];
         const run = `${id}#${++runs}`;
         current.set(taskId, run);
@@ -75,6 +78,12 @@ const worker = new Worker(
           }
           effects.push(Math.round(now() * 10) / 10);
           await sleep(stepMs);
+        }
+        // the features scenario: a parent spawns one child as it completes
+        if (task.meta.spawn === '1') {
+          context.spawn({
+            meta: { chaos: settings.chaos, n: `${task.meta.n}.child`, parent: task.meta.n },
+          });
         }
         log.write({ t: 'end', run, id: taskId, at: now(), steps: effects });
       },

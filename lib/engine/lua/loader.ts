@@ -11,6 +11,8 @@ export interface LoadedScript {
   name: string;
   source: string;
   sha: string;
+  /** Whether the script may write (its shebang lacks `no-writes`): what durability 'replica' waits for. */
+  writes: boolean;
   /** The same script as a Redis function (FUNCTION LOAD, FCALL): see assembleLibrary. */
   library: ScriptLibrary;
 }
@@ -99,12 +101,13 @@ export function assembleScript(
   );
   const sha = createHash('sha1').update(source).digest('hex');
   const split = lines.findLastIndex((line) => topIncludePattern.test(line)) + 1;
+  const flags = flagsOf(shebang);
   const library = assembleLibrary(
-    flagsOf(shebang),
+    flags,
     finish([prelude, ...assembled.slice(0, split)].join('\n')),
     finish(assembled.slice(split).join('\n')),
   );
-  return { name, source, sha, library };
+  return { name, source, sha, writes: !flags.includes('no-writes'), library };
 }
 
 /** The flags of a `#!lua flags=a,b` shebang. */
