@@ -31,6 +31,7 @@ import { Attempt } from './attempt.js';
 import { BackgroundLoop } from './background.js';
 import { Completions } from './completions.js';
 import { DeclinedTasks } from './declined.js';
+import { EarlyCancels } from './early-cancels.js';
 import { RunContext } from './ensure-context.js';
 import { bindWorker } from './engine-of.js';
 import type { WorkerEvents } from './events.js';
@@ -113,6 +114,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private readonly completedAndParked = new Set<number>();
   /** Tasks being ensured that engine.cancel stopped: their handlers' signals aborted. */
   private readonly cancelled = new Set<string>();
+  /** Cancels heard for tasks this worker does not run yet: their claims' replies are on their way. */
+  private readonly earlyCancels = new EarlyCancels();
   /** Each slot's parking, the same for every search of the slot. */
   private readonly parkings: Parking[];
 
@@ -458,6 +461,12 @@ export class Worker extends EventEmitter<WorkerEvents> {
       }
       return undefined;
     }
+    // its cancel overtook the claim's reply: the task is gone, it does not start
+    if (this.earlyCancels.size > 0 && this.earlyCancels.take(id)) {
+      if (owned)
+        this.emit('task:lost', task, new TaskCancelledError(`Worker: task ${id} was cancelled`));
+      return undefined;
+    }
     let handler: Handler | undefined;
     try {
       handler = pickHandler(this.handlers, task);
@@ -659,18 +668,25 @@ export class Worker extends EventEmitter<WorkerEvents> {
   /**
    * control handles a message of the queue's control channel: a task this
    * worker runs was cancelled, so its handler's signal aborts now (the task
-   * is gone from the queue; nothing of this attempt is kept).
+   * is gone from the queue; nothing of this attempt is kept). A cancel of a
+   * task it does not run yet is kept for when the claim's reply arrives.
    */
   private control(message: string): void {
     let id: unknown;
+    let owner: unknown;
     try {
-      ({ c: id } = JSON.parse(message) as { c?: unknown });
+      ({ c: id, w: owner } = JSON.parse(message) as { c?: unknown; w?: unknown });
     } catch {
       return;
     }
     if (typeof id !== 'string') return;
     const controller = this.running.get(id);
-    if (controller === undefined) return;
+    if (controller === undefined) {
+      // This worker's claim (or, for a broadcast task with no owner, its
+      // search) may be on its way: the cancel is applied when it arrives.
+      if (owner === this.engine.worker || owner === '') this.earlyCancels.heard(id);
+      return;
+    }
     this.cancelled.add(id);
     const error = new TaskCancelledError(`Worker: task ${id} was cancelled`);
     const lease = this.leases.get(id);
