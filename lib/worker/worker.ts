@@ -560,9 +560,12 @@ export class Worker extends EventEmitter<WorkerEvents> {
       // stop()'s grace period ran out: whatever ensure answered, the work was
       // cut short, so the task goes back to the queue (no cycle) instead of
       // being deleted or held until its lease ends
-      this.failed(task, failure?.error ?? this.closedBy ?? this.graceError);
-      // after engine.close() there is no connection to give it back on
-      if (owned && this.closedBy === undefined) await this.release(task);
+      const error = failure?.error ?? this.closedBy ?? this.graceError;
+      this.failed(task, error);
+      // after engine.close() there is no connection to give it back on; the
+      // attempt is kept with it: a handler ran (run's acceptTimeout asks)
+      if (owned && this.closedBy === undefined)
+        await this.release(task, attempt.failed(this.engine.worker, error));
       return undefined;
     }
     if (failure !== undefined) {
@@ -700,9 +703,9 @@ export class Worker extends EventEmitter<WorkerEvents> {
     this.emit('task:failed', task, error);
   }
 
-  private async release(task: Task): Promise<void> {
+  private async release(task: Task, cutShort?: string): Promise<void> {
     try {
-      await releaseTask(this.engine, task);
+      await releaseTask(this.engine, task, cutShort);
     } catch (error) {
       this.report(error);
     }
