@@ -41,5 +41,6 @@ export {
   TaskTimeoutError,
   WaitTimeoutError,
   AcceptTimeoutError,
+  RedisUnavailableError,
 } from './errors.js';
 export type { ErrorCode } from './errors.js';

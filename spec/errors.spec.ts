@@ -27,6 +27,7 @@ describe('errors', () => {
       'TASK_TIMEOUT',
       'WAIT_TIMEOUT',
       'ACCEPT_TIMEOUT',
+      'REDIS_UNAVAILABLE',
     ]);
     for (const code of errorCodes) {
       const error = new errorByCode[code]('detail');

@@ -27,6 +27,7 @@ describe('the public entry', () => {
         'Method',
         'QueueLayoutError',
         'AcceptTimeoutError',
+        'RedisUnavailableError',
         'TaskCancelledError',
         'TaskResultError',
         'TaskTimeoutError',

@@ -89,6 +89,15 @@ export interface EngineOptions {
    * @defaultValue none
    */
   metaIndexes?: readonly string[];
+  /**
+   * How long, in ms, a call waits for a Redis it cannot reach: once the
+   * connection has been down (or never came up) for this long while a call
+   * waited, the call rejects with RedisUnavailableError, and the commands
+   * not sent yet are given up with it (they never run). A worker reports it
+   * and tries again. A positive integer, at most 2,147,483,647.
+   * @defaultValue 5 000
+   */
+  connectTimeout?: number;
 }
 
 /** engineDefaults holds the default of each option that has a constant one. */
@@ -100,6 +109,7 @@ export const engineDefaults = {
   stepTime: 2,
   outcomeRetention: 60 * 60 * 1000,
   outcomeLimit: 10_000,
+  connectTimeout: 5_000,
   redisUrl: 'redis://127.0.0.1:6379',
 } as const;
 
@@ -119,6 +129,7 @@ export interface ResolvedEngineOptions {
   readonly clockSkew: number;
   readonly stepTime: number;
   readonly metaIndexes: readonly string[];
+  readonly connectTimeout: number;
 }
 
 /**
@@ -130,7 +141,8 @@ export interface ResolvedEngineOptions {
  * `limits.valueBytes` bytes (it is a label value). `expiry` and `cleanup` must
  * be positive integers up to maxDurationMs, `clock` a function and
  * `clockSkew` a non-negative integer up to the longest expiry, `stepTime` a
- * number from 0 to 1,000, `metaIndexes` an array of exact label keys. Otherwise
+ * number from 0 to 1,000, `metaIndexes` an array of exact label keys,
+ * `connectTimeout` a positive integer up to the longest expiry. Otherwise
  * it throws a TypeError
  * naming the option. It reads REDIS_URL when it runs, never at import.
  */
@@ -146,6 +158,7 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
   const outcomeLimit = given.outcomeLimit ?? engineDefaults.outcomeLimit;
   const stepTime = given.stepTime ?? engineDefaults.stepTime;
   const metaIndexes = readMetaIndexes(given.metaIndexes ?? []);
+  const connectTimeout = given.connectTimeout ?? engineDefaults.connectTimeout;
   requireName('queue', queue, limits.keyBytes);
   // `{<queue>}` is the Redis Cluster hash tag of the queue's keys: a `}` would
   // end it early, and a leading one would leave it empty (keys in many slots)
@@ -157,6 +170,7 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
   requireName('worker', worker, limits.valueBytes);
   requireDuration('expiry', expiry);
   requireDuration('cleanup', cleanup);
+  requireCount('connectTimeout', connectTimeout, 1, maxDurationMs.expiry);
   requireCount('outcomeRetention', outcomeRetention, 0, maxDurationMs.cleanup);
   requireCount('outcomeLimit', outcomeLimit, 1, maxOutcomeLimit);
   if (typeof clock !== 'function')
@@ -196,6 +210,7 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
     clockSkew,
     stepTime,
     metaIndexes,
+    connectTimeout,
   });
 }
 
@@ -219,6 +234,7 @@ function readOptions(options: unknown): EngineOptions {
       'clockSkew',
       'stepTime',
       'metaIndexes',
+      'connectTimeout',
     ] as const;
     return Object.fromEntries(names.map((name) => [name, source[name]]));
   } catch (error) {

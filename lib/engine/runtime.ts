@@ -304,11 +304,8 @@ export function nextDueMs(engine: object): number | undefined {
  */
 export async function nextTickMs(engine: object): Promise<number | undefined> {
   const context = contextOf(engine);
-  const [, score] = await context.connection.client.zrange(
-    context.keys.templates,
-    0,
-    0,
-    'WITHSCORES',
+  const [, score] = await context.reach.guard(
+    context.connection.client.zrange(context.keys.templates, 0, 0, 'WITHSCORES'),
   );
   const tickMs = score === undefined ? Number.NaN : Number(score);
   return Number.isFinite(tickMs) ? tickMs : undefined;
