@@ -87,6 +87,7 @@ export class Reach {
           if (this.calls.delete(entry)) resolve(value);
         },
         (error: unknown) => {
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what the call rejected with
           if (this.calls.delete(entry)) reject(this.unavailable(error));
         },
       );
