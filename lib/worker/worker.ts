@@ -233,7 +233,10 @@ export class Worker extends EventEmitter<WorkerEvents> {
    * stop stops taking work and waits for the running ensures; when the
    * stopTimeout option runs out first, their signals are aborted. Tasks a slot
    * claimed but had not started are released. Then the background leases are
-   * released. The engine stays open, and the worker may start again.
+   * released. The engine stays open, and the worker may start again. During
+   * a Redis outage it ends within stopTimeout + 2 x the engine's
+   * connectTimeout, once the handlers returned after their signals aborted:
+   * the slots' last calls get one connectTimeout, the shutdown's another.
    */
   stop(): Promise<void> {
     this.stopping ??= this.shutdown().finally(() => {
@@ -257,31 +260,50 @@ export class Worker extends EventEmitter<WorkerEvents> {
     }
     await Promise.all(this.slots);
     clearTimeout(timer);
-    // no wake-up should go to the slots any more
-    try {
-      await unparkSlots(
-        this.engine,
-        this.slots.map((_, slot) => String(slot)),
-      );
-    } catch (error) {
-      this.report(error);
-    }
-    // stop() stops taking work: the wake-up channel closes with the loops
-    await Promise.all(this.loops.map((loop) => loop.stop()));
-    await this.wake?.stop();
-    if (this.closedBy === undefined) {
-      try {
-        await this.heartbeat?.stop();
-      } catch (error) {
-        this.report(error);
-      }
-    }
+    await this.farewell();
     this.heartbeat = undefined;
     engineContext(this.engine).closeHooks.delete(this.onEngineClose);
     this.slots = [];
     this.loops = [];
     this.wake = undefined;
     this.state = 'idle';
+  }
+
+  /**
+   * farewell ends what the worker keeps in Redis besides its tasks: no
+   * wake-up goes to its slots any more, the background loops give back their
+   * locks, the wake-up subscription closes, the presence is deleted. These
+   * run at once and get the engine's connectTimeout together: during an
+   * outage each would wait for it in turn, and what is left undone runs out
+   * by itself (the slots' parking, the locks and the presence end in Redis).
+   */
+  private async farewell(): Promise<void> {
+    const heartbeat = this.heartbeat;
+    const steps: Promise<unknown>[] = [
+      unparkSlots(
+        this.engine,
+        this.slots.map((_, slot) => String(slot)),
+      ).catch((error: unknown) => this.report(error)),
+      ...this.loops.map((loop) => loop.stop()),
+      this.wake?.stop() ?? Promise.resolve(),
+    ];
+    if (this.closedBy === undefined && heartbeat !== undefined)
+      steps.push(heartbeat.stop().catch((error: unknown) => this.report(error)));
+    const graceMs = engineContext(this.engine).options.connectTimeout;
+    let timer: NodeJS.Timeout | undefined;
+    const done = await Promise.race([
+      Promise.all(steps).then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs))),
+    ]);
+    clearTimeout(timer);
+    if (done) return;
+    heartbeat?.halt(); // its connection goes; the presence runs out
+    this.report(
+      new Error(
+        `Worker.stop: Redis did not answer the shutdown within ${graceMs} ms (the engine's connectTimeout); ` +
+          `the slots' parking, the background locks and the presence run out by themselves`,
+      ),
+    );
   }
 
   /**
