@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Cluster, Redis } from 'ioredis';
 import { Engine } from '../lib/engine/engine.js';
 import type { EngineOptions } from '../lib/engine/options.js';
-import { RescueError, TaskNotFoundError } from '../lib/errors.js';
+import { RedisUnavailableError, RescueError, TaskNotFoundError } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { startRedisServer } from '../lib/testing/redis-server.js';
@@ -109,16 +109,20 @@ describe('engine options: the constructor', () => {
     expect(engine.worker).toMatch(uuidV4);
   });
 
-  it('does not wait for Redis: an engine on an unused port constructs, and its first call rejects with an Error that is not a RescueError', async () => {
-    const engine = new Engine({ redis: await deadRedis(), queue: 'nowhere', worker: 'eon' });
+  it('does not wait for Redis: an engine on an unused port constructs, and its first call rejects with RedisUnavailableError', async () => {
+    const engine = new Engine({
+      redis: await deadRedis(),
+      queue: 'nowhere',
+      worker: 'eon',
+      connectTimeout: 500,
+    });
     expect(engine.worker).toBe('eon');
     expect(engine.keyfmt()).toBe('rescue.io:{nowhere}');
     const error: unknown = await engine.exists({ meta: { k: 'v' } }).then(
       () => undefined,
       (reason: unknown) => reason,
     );
-    expect(error).toBeInstanceOf(Error);
-    expect(error).not.toBeInstanceOf(RescueError);
+    expect(error).toBeInstanceOf(RedisUnavailableError);
     await engine.close();
   });
 

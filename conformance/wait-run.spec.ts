@@ -10,7 +10,7 @@ import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { callIn } from './harness/call-in.js';
 import { channelSubscribers, monitorQueue } from './harness/redis.js';
-import { idOf, next, signal, until, useWorkerQueue, within } from './harness/worker.js';
+import { aborted, idOf, next, signal, until, useWorkerQueue, within } from './harness/worker.js';
 
 // engine.wait and engine.run: a task's outcome reaches whoever waits for it,
 // in this process or another, through the task's watch channel (no polling).
@@ -203,6 +203,36 @@ describe('engine.run', () => {
     await new Promise((resolve) => setTimeout(resolve, 150)); // past the accept timeout
     release.resolve();
     expect(await running).toMatchObject({ state: 'completed', result: 7 });
+  });
+
+  it('with acceptTimeout, goes on waiting for a task whose handler a stopping worker cut short', async () => {
+    const q = queue();
+    const eon = q.live('eon');
+    const etw = q.live('etw');
+    const started = signal<string>();
+    const stopping = q.worker(
+      eon,
+      [
+        {
+          filter: () => true,
+          ensure: (task, context) => {
+            started.resolve(idOf(task));
+            return aborted(context.signal).then(() => undefined);
+          },
+        },
+      ],
+      { stopTimeout: 10 },
+    );
+    await stopping.start();
+    const running = eon.run({ meta: { k: 'a' } }, { acceptTimeout: 200 });
+    running.catch(() => {}); // awaited below
+    const id = await started.promise;
+    await stopping.stop(); // the grace period runs out: the task is released, no cycle
+    await new Promise((resolve) => setTimeout(resolve, 300)); // past the accept timeout
+    expect(await eon.status(id)).toMatchObject({ state: 'queued' });
+    const finishing = q.worker(etw, [{ filter: () => true, ensure: () => Promise.resolve(7) }]);
+    await finishing.start();
+    expect(await running).toMatchObject({ state: 'completed', result: 7, worker: 'etw' });
   });
 
   it('checks its options before it creates anything', async () => {

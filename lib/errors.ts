@@ -1,14 +1,15 @@
 /**
  * RescueError is the base class of every error the engine throws for bad
- * input or lost ownership. Each subclass carries a stable `code`; callers
- * branch with `instanceof` or on `code`. Redis and connection failures are
- * never wrapped: they reach the caller as the underlying ioredis error.
+ * input or lost ownership, and of RedisUnavailableError. Each subclass
+ * carries a stable `code`; callers branch with `instanceof` or on `code`.
+ * Other Redis failures (an error reply, a script error) are not wrapped:
+ * they reach the caller as the underlying ioredis error.
  */
 export class RescueError extends Error {
   readonly code: ErrorCode;
 
-  constructor(code: ErrorCode, message: string) {
-    super(message);
+  constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
     this.code = code;
     this.name = new.target.name;
   }
@@ -208,6 +209,19 @@ export class ReplicaTimeoutError extends RescueError {
   }
 }
 
+/**
+ * RedisUnavailableError: Redis could not be reached within the engine's
+ * `connectTimeout` (the connection was down, or never came up, for that long
+ * while the call waited). `cause` is the last connection error seen, when
+ * there was one. A call that had reached Redis before the connection was
+ * lost may have run; one that was still waiting to be sent never runs.
+ */
+export class RedisUnavailableError extends RescueError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('REDIS_UNAVAILABLE', message, options);
+  }
+}
+
 /** The error class for each stable code; the compiler checks the table is complete. */
 export const errorByCode = {
   TASK_EMPTY: TaskEmptyError,
@@ -230,6 +244,7 @@ export const errorByCode = {
   ACCEPT_TIMEOUT: AcceptTimeoutError,
   UNRECOVERABLE: UnrecoverableError,
   REPLICA_TIMEOUT: ReplicaTimeoutError,
+  REDIS_UNAVAILABLE: RedisUnavailableError,
 } as const satisfies Record<string, new (message: string) => RescueError>;
 
 /** ErrorCode is one of the stable codes of the api's error table. */

@@ -54,5 +54,6 @@ export {
   AcceptTimeoutError,
   UnrecoverableError,
   ReplicaTimeoutError,
+  RedisUnavailableError,
 } from './errors.js';
 export type { ErrorCode } from './errors.js';

@@ -85,9 +85,12 @@ describe('docs/reference.md', () => {
       'stepTime',
       'outcomeRetention',
       'outcomeLimit',
+      'connectTimeout',
+      'durabilityTimeout',
     ] as const)
       expect([name, number(rows.get(name) ?? '')]).toEqual([name, engineDefaults[name]]);
     for (const name of ['worker', 'clock', 'metaIndexes']) expect(rows.has(name)).toBe(true);
+    expect(code(rows.get('durability') ?? '')).toBe(`'${engineDefaults.durability}'`);
   });
 
   it('lists every worker option with its default', () => {

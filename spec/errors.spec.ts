@@ -30,6 +30,7 @@ describe('errors', () => {
       'ACCEPT_TIMEOUT',
       'UNRECOVERABLE',
       'REPLICA_TIMEOUT',
+      'REDIS_UNAVAILABLE',
     ]);
     for (const code of errorCodes) {
       const error = new errorByCode[code]('detail');

@@ -29,6 +29,7 @@ describe('the public entry', () => {
         'AcceptTimeoutError',
         'UnrecoverableError',
         'ReplicaTimeoutError',
+        'RedisUnavailableError',
         'TaskCancelledError',
         'TaskResultError',
         'TaskTimeoutError',

@@ -1,6 +1,6 @@
 // Exit codes and the one-line error messages of `rescue`. Every failure ends
 // as one line on stderr and one of these codes; no stack traces.
-import { RescueError, TaskNotFoundError } from '../errors.js';
+import { RedisUnavailableError, RescueError, TaskNotFoundError } from '../errors.js';
 
 /** ExitCode: what `rescue` exits with (docs/cli.md, exit codes). */
 export const ExitCode = {
@@ -72,6 +72,7 @@ export function isConnectionError(error: unknown): boolean {
 export function exitCodeOf(error: unknown): ExitCode {
   if (error instanceof CliError) return error.exitCode;
   if (error instanceof TaskNotFoundError) return ExitCode.NotFound;
+  if (error instanceof RedisUnavailableError) return ExitCode.Unreachable;
   if (error instanceof RescueError) return ExitCode.Failed;
   if (isConnectionError(error)) return ExitCode.Unreachable;
   return ExitCode.Failed;

@@ -6,6 +6,7 @@ import { queueKeys, workerOrderKey, type QueueKeys } from './keys.js';
 import { stepMicros } from './lua/loader.js';
 import { scriptsFor, type ScriptSet } from './lua/scripts.js';
 import type { ResolvedEngineOptions } from './options.js';
+import { Reach } from './reach.js';
 import { Requests } from './requests.js';
 import type { Watcher } from './watch.js';
 
@@ -43,8 +44,12 @@ export interface EngineContext {
   metaIndexesListed: boolean;
   /** Called by close() before the connection closes: workers running on this engine stop with it. */
   readonly closeHooks: Set<(reason: Error) => Promise<void>>;
-  /** How to reject the script calls waiting for Redis, when the engine closes (connections it opened). */
-  readonly pending: Set<(error: Error) => void>;
+  /**
+   * The calls waiting for Redis: they reject with RedisUnavailableError when
+   * it cannot be reached within connectTimeout, and when the engine closes
+   * (connections it opened).
+   */
+  readonly reach: Reach;
   /** The subscriber connection of wait and run, opened on first use. */
   watcher: Watcher | undefined;
   /** Who observes the engine's operations and its workers (observe.ts): metrics, tracing. */
@@ -72,7 +77,12 @@ export function createEngineContext(options: ResolvedEngineOptions): EngineConte
     metaIndexesListing: undefined,
     metaIndexesListed: false,
     closeHooks: new Set(),
-    pending: new Set(),
+    reach: new Reach(
+      connection.client,
+      options.connectTimeout,
+      connection.address,
+      connection.owned,
+    ),
     watcher: undefined,
     observers: new Set(),
   };

@@ -86,7 +86,9 @@ export class Engine {
    * with a heartbeat; one that died drops out once its presence's TTL ran out.
    */
   workers(): Promise<WorkerPresence[]> {
-    return observe(this.context, 'workers', () => listWorkers(this.context));
+    return observe(this.context, 'workers', () =>
+      this.context.reach.guard(listWorkers(this.context)),
+    );
   }
 
   /**
@@ -95,7 +97,9 @@ export class Engine {
    * about the last 10,000. Poll with the last id to follow it (`rescue tail`).
    */
   events(options?: QueueEventsOptions): Promise<QueueEvent[]> {
-    return observe(this.context, 'events', () => readEvents(this.context, options));
+    return observe(this.context, 'events', () =>
+      this.context.reach.guard(readEvents(this.context, options)),
+    );
   }
 
   /**
@@ -178,7 +182,7 @@ export class Engine {
    * returns a report; it only reads.
    */
   doctor(): Promise<DoctorReport> {
-    return observe(this.context, 'doctor', () => runDoctor(this.context));
+    return observe(this.context, 'doctor', () => this.context.reach.guard(runDoctor(this.context)));
   }
 
   /**
@@ -221,9 +225,12 @@ export class Engine {
     this.context.watcher = undefined;
     await watcher?.close(new Error('Engine.close: the engine closed while waiting'));
     await closeConnection(this.context.connection);
-    const closedError = new Error('Engine.close: the engine closed before Redis answered');
-    for (const reject of this.context.pending) reject(closedError);
-    this.context.pending.clear();
+    // ioredis keeps a command it could not send, and does not give it up when
+    // the connection is then closed: its caller would wait for ever
+    if (this.context.connection.owned)
+      this.context.reach.rejectAll(
+        new Error('Engine.close: the engine closed before Redis answered'),
+      );
     await Promise.all(stopping);
   }
 }

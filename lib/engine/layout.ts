@@ -32,5 +32,5 @@ export function checkLayout(context: EngineContext): Promise<void> | undefined {
 
 /** readLayout returns the layout version stored for the queue, or null when none is. */
 export function readLayout(context: EngineContext): Promise<string | null> {
-  return context.connection.client.get(context.keys.layout);
+  return context.reach.guard(context.connection.client.get(context.keys.layout));
 }

@@ -107,6 +107,15 @@ export interface EngineOptions {
    * @defaultValue 1 000
    */
   durabilityTimeout?: number;
+  /**
+   * How long, in ms, a call waits for a Redis it cannot reach: once the
+   * connection has been down (or never came up) for this long while a call
+   * waited, the call rejects with RedisUnavailableError, and the commands
+   * not sent yet are given up with it (they never run). A worker reports it
+   * and tries again. A positive integer, at most 2,147,483,647.
+   * @defaultValue 5 000
+   */
+  connectTimeout?: number;
 }
 
 /** Durability: when a write counts as done (the `durability` option). */
@@ -126,6 +135,7 @@ export const engineDefaults = {
   outcomeLimit: 10_000,
   durability: 'primary',
   durabilityTimeout: 1_000,
+  connectTimeout: 5_000,
   redisUrl: 'redis://127.0.0.1:6379',
 } as const;
 
@@ -147,6 +157,7 @@ export interface ResolvedEngineOptions {
   readonly metaIndexes: readonly string[];
   readonly durability: Durability;
   readonly durabilityTimeout: number;
+  readonly connectTimeout: number;
 }
 
 /** The longest durabilityTimeout: a write that waits longer for a replica has no replica to wait for. */
@@ -163,7 +174,8 @@ const maxDurabilityTimeoutMs = 60_000;
  * `clockSkew` a non-negative integer up to the longest expiry, `stepTime` a
  * number from 0 to 1,000, `metaIndexes` an array of exact label keys,
  * `durability` `'primary'` or `'replica'`, `durabilityTimeout` a positive
- * integer up to 60,000. Otherwise
+ * integer up to 60,000, `connectTimeout` a positive integer up to the
+ * longest expiry. Otherwise
  * it throws a TypeError
  * naming the option. It reads REDIS_URL when it runs, never at import.
  */
@@ -181,6 +193,7 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
   const metaIndexes = readMetaIndexes(given.metaIndexes ?? []);
   const durability = given.durability ?? engineDefaults.durability;
   const durabilityTimeout = given.durabilityTimeout ?? engineDefaults.durabilityTimeout;
+  const connectTimeout = given.connectTimeout ?? engineDefaults.connectTimeout;
   requireName('queue', queue, limits.keyBytes);
   // `{<queue>}` is the Redis Cluster hash tag of the queue's keys: a `}` would
   // end it early, and a leading one would leave it empty (keys in many slots)
@@ -192,6 +205,7 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
   requireName('worker', worker, limits.valueBytes);
   requireDuration('expiry', expiry);
   requireDuration('cleanup', cleanup);
+  requireCount('connectTimeout', connectTimeout, 1, maxDurationMs.expiry);
   requireCount('outcomeRetention', outcomeRetention, 0, maxDurationMs.cleanup);
   requireCount('outcomeLimit', outcomeLimit, 1, maxOutcomeLimit);
   if (typeof clock !== 'function')
@@ -239,6 +253,7 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
     metaIndexes,
     durability,
     durabilityTimeout,
+    connectTimeout,
   });
 }
 
@@ -264,6 +279,7 @@ function readOptions(options: unknown): EngineOptions {
       'metaIndexes',
       'durability',
       'durabilityTimeout',
+      'connectTimeout',
     ] as const;
     return Object.fromEntries(names.map((name) => [name, source[name]]));
   } catch (error) {

@@ -76,8 +76,12 @@ export async function removePresence(
  * heartbeats. Index entries of workers found gone are dropped (a worker that
  * beats again meanwhile is back in the index at its next heartbeat).
  */
-export async function listWorkers(context: EngineContext): Promise<WorkerPresence[]> {
+export function listWorkers(context: EngineContext): Promise<WorkerPresence[]> {
   assertOpen(context, 'workers');
+  return context.reach.guard(readWorkers(context));
+}
+
+async function readWorkers(context: EngineContext): Promise<WorkerPresence[]> {
   const client = context.connection.client;
   const ids = await client.zrevrange(context.keys.workers, 0, workersMost - 1);
   if (ids.length === 0) return [];

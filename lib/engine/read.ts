@@ -12,7 +12,7 @@ import { assertOpen, type EngineContext } from './context.js';
 export async function readTaskById(context: EngineContext, id: string): Promise<Task | undefined> {
   assertOpen(context, 'read');
   if (!isObjectId(id)) return undefined;
-  const json = await context.connection.client.hget(context.keys.tasks, id);
+  const json = await context.reach.guard(context.connection.client.hget(context.keys.tasks, id));
   return tryDecodeStored(id, json);
 }
 
@@ -28,18 +28,20 @@ export async function readChildren(
   assertOpen(context, 'read');
   if (!isObjectId(templateId)) return [];
   const client = context.connection.client;
-  const members = await client.zrangebylex(
-    context.keys.children,
-    `[${templateId}`,
-    `[${templateId}~`, // ids are digits and "-": "~" sorts after them
-    'LIMIT',
-    0,
-    most,
+  const members = await context.reach.guard(
+    client.zrangebylex(
+      context.keys.children,
+      `[${templateId}`,
+      `[${templateId}~`, // ids are digits and "-": "~" sorts after them
+      'LIMIT',
+      0,
+      most,
+    ),
   );
   const ids = members
     .filter((member) => member.length === templateId.length * 2 && member.startsWith(templateId))
     .map((member) => member.slice(templateId.length));
   if (ids.length === 0) return [];
-  const records = await client.hmget(context.keys.tasks, ...ids);
+  const records = await context.reach.guard(client.hmget(context.keys.tasks, ...ids));
   return ids.flatMap((id, index) => tryDecodeStored(id, records[index]) ?? []);
 }

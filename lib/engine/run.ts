@@ -2,6 +2,7 @@ import type { EngineContext } from './context.js';
 import { durable, WriteConnectionLostError } from './durability.js';
 import { checkLayout } from './layout.js';
 import { runScript, type ScriptName } from './lua/scripts.js';
+import { connectionLost } from './reach.js';
 
 /**
  * run runs one of the engine's scripts on the context's queue, once the
@@ -47,22 +48,12 @@ function scriptOf(context: EngineContext, name: ScriptName) {
   return context.scripts[name];
 }
 
-/** whilePending lets close() reject a call on a connection the engine opened. */
+/**
+ * whilePending bounds how long a call waits for Redis (reach.ts), and lets
+ * close() reject it on a connection the engine opened.
+ */
 function whilePending(context: EngineContext, call: Promise<unknown>): Promise<unknown> {
-  if (!context.connection.owned) return call;
-  return new Promise((resolve, reject) => {
-    context.pending.add(reject);
-    call.then(
-      (value) => {
-        context.pending.delete(reject);
-        resolve(value);
-      },
-      (error: unknown) => {
-        context.pending.delete(reject);
-        reject(error); // eslint-disable-line @typescript-eslint/prefer-promise-reject-errors -- what the call rejected with
-      },
-    );
-  });
+  return context.reach.guard(call);
 }
 
 /** How many times a request is sent again after its call failed for want of a connection. */
@@ -95,28 +86,18 @@ export async function runRequest(
       try {
         return await run(context, name, args(request));
       } catch (error) {
-        if (attempt >= requestRetries || context.closed || !connectionLost(error)) throw error;
+        // not once Redis stayed away for the whole connectTimeout
+        if (
+          attempt >= requestRetries ||
+          context.closed ||
+          context.reach.givenUp ||
+          !(connectionLost(error) || error instanceof WriteConnectionLostError)
+        )
+          throw error;
         await new Promise((resolve) => setTimeout(resolve, retryDelayMs * (attempt + 1)));
       }
     }
   } finally {
     context.requests.give(slot);
   }
-}
-
-/** The error codes of a socket that failed under a command. */
-const socketCodes = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED']);
-
-/**
- * connectionLost: ioredis failed the command for want of a connection (so
- * the script may or may not have run), not because Redis answered or the
- * engine refused it.
- */
-function connectionLost(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  if (error instanceof WriteConnectionLostError) return true;
-  if (error.name === 'MaxRetriesPerRequestError') return true;
-  if (error.message === 'Connection is closed.') return true;
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && socketCodes.has(code);
 }

@@ -222,20 +222,25 @@ export async function unparkSlots(engine: object, slots: string[]): Promise<void
  * cycle, so another worker can claim it at once. Only the claim the copy
  * carries is released (its token), never a later claim of the same task by
  * this worker id. Says whether it was released (false: gone, or owned by
- * someone else or under another claim).
+ * someone else or under another claim). `cutShort` are the fields of the
+ * attempt of a handler that began and was cut short (stop()'s grace period):
+ * kept as a failed attempt, so the queue knows a worker claimed the task.
  */
-export async function releaseTask(engine: object, task: Task): Promise<boolean> {
+export async function releaseTask(engine: object, task: Task, cutShort?: string): Promise<boolean> {
   const context = contextOf(engine);
-  return observe(context, 'release', () => release(context, task));
+  return observe(context, 'release', () => release(context, task, cutShort));
 }
 
-async function release(context: EngineContext, task: Task): Promise<boolean> {
+/** release.lua; `cutShort`: the fields of an attempt a handler began, kept as a failed one. */
+async function release(context: EngineContext, task: Task, cutShort?: string): Promise<boolean> {
   assertOpen(context, 'release');
   const id = readObjectId(task); // the task a handler had: read once, whatever it became
   if (id === undefined) return false;
   const token = readCoreLabel(task, Label.Token) ?? '';
   const now = readClock(context.clock);
-  return (await run(context, 'release', [now.getTime(), id, context.options.worker, token])) === 1;
+  const args = [now.getTime(), id, context.options.worker, token];
+  if (cutShort !== undefined) args.push('failed', cutShort);
+  return (await run(context, 'release', args)) === 1;
 }
 
 /** completeTask deletes a task the worker runtime ensured, with its outcome's fields and spawned tasks (no search follows). */
@@ -343,11 +348,8 @@ export function nextDueMs(engine: object): number | undefined {
  */
 export async function nextTickMs(engine: object): Promise<number | undefined> {
   const context = contextOf(engine);
-  const [, score] = await context.connection.client.zrange(
-    context.keys.templates,
-    0,
-    0,
-    'WITHSCORES',
+  const [, score] = await context.reach.guard(
+    context.connection.client.zrange(context.keys.templates, 0, 0, 'WITHSCORES'),
   );
   const tickMs = score === undefined ? Number.NaN : Number(score);
   return Number.isFinite(tickMs) ? tickMs : undefined;

@@ -217,7 +217,9 @@ async function dropGone(context: EngineContext): Promise<void> {
   const gone: string[] = [];
   for (let start = 0; start < ids.length; start += 1_000) {
     const batch = ids.slice(start, start + 1_000);
-    const scores = await context.connection.client.zmscore(context.keys.broadcast, ...batch);
+    const scores = await context.reach.guard(
+      context.connection.client.zmscore(context.keys.broadcast, ...batch),
+    );
     batch.forEach((id, index) => {
       if (scores[index] === null) gone.push(id);
     });

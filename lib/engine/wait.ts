@@ -87,7 +87,11 @@ function readWaitOptions(operation: string, options: unknown): ResolvedWait {
 
 /** watcherOf opens the engine's subscriber connection on first use. */
 function watcherOf(context: EngineContext): Watcher {
-  context.watcher ??= new Watcher(context.connection, context.keys.watch);
+  context.watcher ??= new Watcher(
+    context.connection,
+    context.keys.watch,
+    context.options.connectTimeout,
+  );
   return context.watcher;
 }
 

@@ -4,6 +4,7 @@ import {
   type Connection,
   type RedisClient,
 } from './connection.js';
+import { Reach, whenReady } from './reach.js';
 
 /** What a listener hears: a message, or that messages may have been lost (a reconnection), or the end. */
 export type Heard = { message: string } | { lost: true } | { closed: Error };
@@ -26,12 +27,16 @@ type Listener = (heard: Heard) => void;
  */
 export class Watcher {
   private subscriber: RedisClient | undefined;
+  /** bounds how long a subscription waits for an unreachable Redis */
+  private reach: Reach | undefined;
   private connectedOnce = false;
   private readonly listeners = new Map<string, Set<Listener>>();
 
   constructor(
     private readonly connection: Connection,
     private readonly marker: string,
+    /** the engine's connectTimeout (ms) */
+    private readonly timeoutMs: number,
   ) {}
 
   /** listen subscribes to a channel; resolves once subscribed, with the function that stops listening. */
@@ -51,10 +56,15 @@ export class Watcher {
       left.catch(() => {}); // gone with the connection anyway
     };
     try {
+      // Not during the connection's handshake: a SUBSCRIBE sent then (ioredis
+      // writes it at once) puts the connection in subscriber mode before its
+      // ready check ran, and that check fails.
+      await whenReady(subscriber, this.timeoutMs, this.connection.address);
       // a second listener of the channel waits for the same subscription; the
       // marker again each time: one listen may fail or stop while another starts
-      if (this.connection.sharded) await subscriber.ssubscribe(channel, this.marker);
-      else await subscriber.subscribe(channel, this.marker);
+      const reach = this.reach as Reach;
+      if (this.connection.sharded) await reach.guard(subscriber.ssubscribe(channel, this.marker));
+      else await reach.guard(subscriber.subscribe(channel, this.marker));
     } catch (error) {
       stop();
       throw error;
@@ -94,6 +104,7 @@ export class Watcher {
       if (set !== undefined) for (const listener of [...set]) listener({ message });
     });
     this.subscriber = subscriber;
+    this.reach = new Reach(subscriber, this.timeoutMs, this.connection.address, true);
     return subscriber;
   }
 }

@@ -50,7 +50,7 @@ export class Heartbeat {
       .finally(() => (this.beating = undefined));
   }
 
-  /** halt stops the heartbeat and drops its connection, leaving the presence to run out. */
+  /** halt stops the heartbeat and drops its connection (also under a stop()), leaving the presence to run out. */
   halt(): void {
     clearInterval(this.timer);
     this.timer = undefined;
@@ -63,12 +63,13 @@ export class Heartbeat {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.beating;
+    // kept until the end: halt() drops it when Redis does not answer
     const client = this.client;
-    this.client = undefined;
     if (client === undefined) return;
     try {
       await removePresence(this.context, client, this.context.options.worker);
     } finally {
+      this.client = undefined;
       await quitOrDisconnect(client);
     }
   }

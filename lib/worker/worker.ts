@@ -32,6 +32,7 @@ import { Attempt } from './attempt.js';
 import { BackgroundLoop } from './background.js';
 import { Completions } from './completions.js';
 import { DeclinedTasks } from './declined.js';
+import { EarlyCancels } from './early-cancels.js';
 import { RunContext } from './ensure-context.js';
 import { bindWorker } from './engine-of.js';
 import type { WorkerEvents } from './events.js';
@@ -115,6 +116,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private readonly completedAndParked = new Set<number>();
   /** Tasks being ensured that engine.cancel stopped: their handlers' signals aborted. */
   private readonly cancelled = new Set<string>();
+  /** Cancels heard for tasks this worker does not run yet: their claims' replies are on their way. */
+  private readonly earlyCancels = new EarlyCancels();
   /** Each slot's parking, the same for every search of the slot. */
   private readonly parkings: Parking[];
 
@@ -232,7 +235,10 @@ export class Worker extends EventEmitter<WorkerEvents> {
    * stop stops taking work and waits for the running ensures; when the
    * stopTimeout option runs out first, their signals are aborted. Tasks a slot
    * claimed but had not started are released. Then the background leases are
-   * released. The engine stays open, and the worker may start again.
+   * released. The engine stays open, and the worker may start again. During
+   * a Redis outage it ends within stopTimeout + 2 x the engine's
+   * connectTimeout, once the handlers returned after their signals aborted:
+   * the slots' last calls get one connectTimeout, the shutdown's another.
    */
   stop(): Promise<void> {
     this.stopping ??= this.shutdown().finally(() => {
@@ -256,31 +262,50 @@ export class Worker extends EventEmitter<WorkerEvents> {
     }
     await Promise.all(this.slots);
     clearTimeout(timer);
-    // no wake-up should go to the slots any more
-    try {
-      await unparkSlots(
-        this.engine,
-        this.slots.map((_, slot) => String(slot)),
-      );
-    } catch (error) {
-      this.report(error);
-    }
-    // stop() stops taking work: the wake-up channel closes with the loops
-    await Promise.all(this.loops.map((loop) => loop.stop()));
-    await this.wake?.stop();
-    if (this.closedBy === undefined) {
-      try {
-        await this.heartbeat?.stop();
-      } catch (error) {
-        this.report(error);
-      }
-    }
+    await this.farewell();
     this.heartbeat = undefined;
     engineContext(this.engine).closeHooks.delete(this.onEngineClose);
     this.slots = [];
     this.loops = [];
     this.wake = undefined;
     this.state = 'idle';
+  }
+
+  /**
+   * farewell ends what the worker keeps in Redis besides its tasks: no
+   * wake-up goes to its slots any more, the background loops give back their
+   * locks, the wake-up subscription closes, the presence is deleted. These
+   * run at once and get the engine's connectTimeout together: during an
+   * outage each would wait for it in turn, and what is left undone runs out
+   * by itself (the slots' parking, the locks and the presence end in Redis).
+   */
+  private async farewell(): Promise<void> {
+    const heartbeat = this.heartbeat;
+    const steps: Promise<unknown>[] = [
+      unparkSlots(
+        this.engine,
+        this.slots.map((_, slot) => String(slot)),
+      ).catch((error: unknown) => this.report(error)),
+      ...this.loops.map((loop) => loop.stop()),
+      this.wake?.stop() ?? Promise.resolve(),
+    ];
+    if (this.closedBy === undefined && heartbeat !== undefined)
+      steps.push(heartbeat.stop().catch((error: unknown) => this.report(error)));
+    const graceMs = engineContext(this.engine).options.connectTimeout;
+    let timer: NodeJS.Timeout | undefined;
+    const done = await Promise.race([
+      Promise.all(steps).then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs))),
+    ]);
+    clearTimeout(timer);
+    if (done) return;
+    heartbeat?.halt(); // its connection goes; the presence runs out
+    this.report(
+      new Error(
+        `Worker.stop: Redis did not answer the shutdown within ${graceMs} ms (the engine's connectTimeout); ` +
+          `the slots' parking, the background locks and the presence run out by themselves`,
+      ),
+    );
   }
 
   /**
@@ -460,6 +485,12 @@ export class Worker extends EventEmitter<WorkerEvents> {
       }
       return undefined;
     }
+    // its cancel overtook the claim's reply: the task is gone, it does not start
+    if (this.earlyCancels.size > 0 && this.earlyCancels.take(id)) {
+      if (owned)
+        this.emit('task:lost', task, new TaskCancelledError(`Worker: task ${id} was cancelled`));
+      return undefined;
+    }
     let handler: Handler | undefined;
     try {
       handler = pickHandler(this.handlers, task);
@@ -553,9 +584,12 @@ export class Worker extends EventEmitter<WorkerEvents> {
       // stop()'s grace period ran out: whatever ensure answered, the work was
       // cut short, so the task goes back to the queue (no cycle) instead of
       // being deleted or held until its lease ends
-      this.failed(task, failure?.error ?? this.closedBy ?? this.graceError);
-      // after engine.close() there is no connection to give it back on
-      if (owned && this.closedBy === undefined) await this.release(task);
+      const error = failure?.error ?? this.closedBy ?? this.graceError;
+      this.failed(task, error);
+      // after engine.close() there is no connection to give it back on; the
+      // attempt is kept with it: a handler ran (run's acceptTimeout asks)
+      if (owned && this.closedBy === undefined)
+        await this.release(task, attempt.failed(this.engine.worker, error));
       return undefined;
     }
     if (failure !== undefined) {
@@ -687,18 +721,25 @@ export class Worker extends EventEmitter<WorkerEvents> {
   /**
    * control handles a message of the queue's control channel: a task this
    * worker runs was cancelled, so its handler's signal aborts now (the task
-   * is gone from the queue; nothing of this attempt is kept).
+   * is gone from the queue; nothing of this attempt is kept). A cancel of a
+   * task it does not run yet is kept for when the claim's reply arrives.
    */
   private control(message: string): void {
     let id: unknown;
+    let owner: unknown;
     try {
-      ({ c: id } = JSON.parse(message) as { c?: unknown });
+      ({ c: id, w: owner } = JSON.parse(message) as { c?: unknown; w?: unknown });
     } catch {
       return;
     }
     if (typeof id !== 'string') return;
     const controller = this.running.get(id);
-    if (controller === undefined) return;
+    if (controller === undefined) {
+      // This worker's claim (or, for a broadcast task with no owner, its
+      // search) may be on its way: the cancel is applied when it arrives.
+      if (owner === this.engine.worker || owner === '') this.earlyCancels.heard(id);
+      return;
+    }
     this.cancelled.add(id);
     const error = new TaskCancelledError(`Worker: task ${id} was cancelled`);
     const lease = this.leases.get(id);
@@ -712,9 +753,9 @@ export class Worker extends EventEmitter<WorkerEvents> {
     this.emit('task:failed', task, error);
   }
 
-  private async release(task: Task): Promise<void> {
+  private async release(task: Task, cutShort?: string): Promise<void> {
     try {
-      await releaseTask(this.engine, task);
+      await releaseTask(this.engine, task, cutShort);
     } catch (error) {
       this.report(error);
     }

@@ -16,7 +16,12 @@
 // where the instructions go) and BENCH_KEEP_DUMPS=1 keeps callgrind's dumps in
 // the temporary folder. Needs valgrind. Not in `npm test`.
 import { startCallgrindRedis } from './lib/callgrind.js';
-import { callgrindStepTime, ours, theirs } from './lib/instructions-engines.js';
+import {
+  callgrindConnectTimeout,
+  callgrindStepTime,
+  ours,
+  theirs,
+} from './lib/instructions-engines.js';
 import { Engine, Worker } from '../../dist/index.js';
 
 const jobs = Number(process.argv[2] ?? 500);
@@ -99,8 +104,13 @@ async function wakeUps(url) {
     queue: 'ours-wakeup',
     outcomeRetention: 0,
     stepTime: callgrindStepTime,
+    connectTimeout: callgrindConnectTimeout,
   });
-  const producer = new Engine({ redis: url, queue: 'ours-wakeup' });
+  const producer = new Engine({
+    redis: url,
+    queue: 'ours-wakeup',
+    connectTimeout: callgrindConnectTimeout,
+  });
   let ensured;
   const worker = new Worker(engine, [{ filter: () => true, ensure: () => Promise.resolve() }], {
     concurrency: 1,

@@ -68,6 +68,7 @@ describe('the ACL rule set (lib/engine/acl.ts)', () => {
     // methods of an ioredis client that are not Redis commands, or are one under another name
     const notCommands = new Set([
       'on',
+      'off',
       'duplicate',
       'disconnect',
       'sendCommand',

@@ -9,6 +9,10 @@
   ARGV[3]  worker   the caller's worker id
   ARGV[4]  token    the copy's fencing token, or '' (then the worker id alone
                     decides): a later claim of the task is not released
+  ARGV[5]  state    optional: 'failed' when a handler ran and was cut short (a
+                    worker that stops): the attempt is kept as fail.lua keeps
+                    one, so `run`'s withdraw knows the task was claimed
+  ARGV[6]  fields   with state: JSON object of the attempt (fail.lua)
 
   Returns  1 when released, 0 when the task is gone, owned by someone else or
            under another claim
@@ -32,5 +36,8 @@ released.core[LABEL_TOKEN] = nil
 local ctx = new_context(tonumber(ARGV[1]))
 store_task(id, released)
 reindex(id, stored, released, ctx)
+if ARGV[5] ~= nil and ARGV[5] ~= '' then
+  redis.call('HSET', K['attempts'], id, ARGV[5] .. '|' .. ARGV[1] .. '|' .. ARGV[6])
+end
 finish(ctx)
 return 1

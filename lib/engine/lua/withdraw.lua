@@ -2,8 +2,9 @@
 --[[ withdraw: remove a task no worker has claimed, for `run`'s acceptTimeout
   (lib/engine/wait.ts). The check and the removal are one step: the task
   either was claimed (and runs) or is gone with every index entry, leaving no
-  outcome. Claimed means owned now, or owned once (cycles counted, a failed
-  attempt kept).
+  outcome. Claimed means owned now, or owned once (cycles counted, or an
+  attempt kept: one that failed, or one a stopping worker cut short and
+  released, release.lua).
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms

@@ -15,6 +15,9 @@ import { Engine, Worker } from '../../../dist/index.js';
  */
 export const callgrindStepTime = 100;
 
+/** How long a call may wait for the callgrind server, slow to start and to answer (connectTimeout). */
+export const callgrindConnectTimeout = 120_000;
+
 /** ours: rescue-engine on the server at `url`, queue `name`. */
 export function ours(url, name) {
   const engine = new Engine({
@@ -22,6 +25,7 @@ export function ours(url, name) {
     queue: name,
     outcomeRetention: 0,
     stepTime: callgrindStepTime,
+    connectTimeout: callgrindConnectTimeout,
   });
   let n = 0;
   const task = () => ({ meta: { n: String(n++) } });

@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { Engine } from '../lib/engine/engine.js';
+import { RedisUnavailableError } from '../lib/errors.js';
+import { Label } from '../lib/task/label.js';
+import { outageProxy, type OutageProxy } from './harness/outage.js';
+import { unusedPort } from './harness/ports.js';
+import { harnessMode, redisUrl } from './harness/redis.js';
+import { idOf, within } from './harness/worker.js';
+
+// Without Redis every call rejects with RedisUnavailableError within the
+// engine's connectTimeout (measured from the call, or from the moment the
+// connection went down), instead of waiting for ioredis's reconnection
+// limits; a command not sent by then is given up and never runs.
+
+/** How much later than connectTimeout a call may reject: timers and a loaded machine. */
+const slackMs = 1_500;
+
+/** elapsed runs the call and says how it ended and after how many ms. */
+async function elapsed(call: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
+  const started = performance.now();
+  try {
+    await call();
+    return { error: undefined, ms: performance.now() - started };
+  } catch (error) {
+    return { error, ms: performance.now() - started };
+  }
+}
+
+/** Every engine call, with arguments that would be valid against a live Redis. */
+function everyCall(engine: Engine): Record<string, () => Promise<unknown>> {
+  const id = '1796154139557-000000000001';
+  const owned = { meta: { k: 'a' }, core: { [Label.Object]: id, [Label.Worker]: engine.worker } };
+  return {
+    create: () => engine.create({ meta: { k: 'a' } }),
+    search: () => engine.search(),
+    delete: () => engine.delete(owned),
+    extend: () => engine.extend(owned),
+    cycles: () => engine.cycles({ ...owned, core: { ...owned.core, [Label.Cancel]: '3' } }),
+    exists: () => engine.exists({ meta: { k: 'a' } }),
+    lister: () => engine.lister({ meta: { k: 'a' } }),
+    stats: () => engine.stats(),
+    workers: () => engine.workers(),
+    events: () => engine.events(),
+    tasks: () => engine.tasks(),
+    expire: () => engine.expire(),
+    ticker: () => engine.ticker(),
+    status: () => engine.status(id),
+    wait: () => engine.wait(id),
+    run: () => engine.run({ meta: { k: 'a' } }),
+    cancel: () => engine.cancel(id),
+    doctor: () => engine.doctor(),
+  };
+}
+
+const single = harnessMode() === 'single' ? describe : describe.skip;
+
+describe('an engine whose Redis cannot be reached', () => {
+  it('rejects every call with RedisUnavailableError, its cause the refused connection, within connectTimeout', async () => {
+    const port = await unusedPort();
+    const engine = new Engine({
+      redis: `redis://127.0.0.1:${port}`,
+      queue: `test-${randomUUID()}`,
+      connectTimeout: 300,
+    });
+    try {
+      const calls = Object.entries(everyCall(engine));
+      const ended = await within(
+        Promise.all(calls.map(async ([name, call]) => ({ name, ...(await elapsed(call)) }))),
+        20_000,
+        'every call ended',
+      );
+      for (const { name, error, ms } of ended) {
+        expect([name, error]).toEqual([name, expect.any(RedisUnavailableError)]);
+        expect([name, ms]).toEqual([name, expect.any(Number)]);
+        expect(ms).toBeLessThan(300 + slackMs);
+      }
+      const { error } = ended[0] as { error: RedisUnavailableError };
+      expect(error.code).toBe('REDIS_UNAVAILABLE');
+      expect(error.message).toContain(`127.0.0.1:${port}`);
+      expect((error.cause as { code?: string }).code).toBe('ECONNREFUSED');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('rejects a call made long after the engine was built within connectTimeout of the call', async () => {
+    const port = await unusedPort();
+    const engine = new Engine({ redis: `redis://127.0.0.1:${port}`, connectTimeout: 300 });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 400)); // down longer than the timeout already
+      const { error, ms } = await elapsed(() => engine.create({ meta: { k: 'a' } }));
+      expect(error).toBeInstanceOf(RedisUnavailableError);
+      expect(ms).toBeLessThan(300 + slackMs);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('rejects a connectTimeout that is not a positive integer of ms', () => {
+    for (const connectTimeout of [0, -1, 1.5, '5000', 2 ** 31])
+      expect(() => new Engine({ connectTimeout: connectTimeout as number })).toThrow(TypeError);
+  });
+});
+
+single('an engine whose network to Redis goes away', () => {
+  let proxy: OutageProxy;
+  let engine: Engine;
+  let watcher: Engine;
+  const queue = `test-${randomUUID()}`;
+
+  beforeEach(async () => {
+    proxy = await outageProxy(redisUrl());
+    engine = new Engine({ redis: proxy.url, queue, worker: 'eon', connectTimeout: 400 });
+    watcher = new Engine({ redis: redisUrl(), queue, worker: 'etw' });
+  });
+
+  afterEach(async () => {
+    await engine.close();
+    await watcher.close();
+    await proxy.close();
+  });
+
+  it('rejects calls under way and new ones within connectTimeout; those not sent never run when it is back', async () => {
+    const first = await engine.create({ meta: { k: 'before' } });
+    const waiting = engine.wait(idOf(first));
+    waiting.catch(() => {}); // looked at below
+    proxy.cut(); // a black hole: connections are accepted and hear nothing
+    const ended = await within(
+      Promise.all([
+        elapsed(() => engine.create({ meta: { k: 'during' } })),
+        elapsed(() => engine.stats()),
+        elapsed(() => engine.status(idOf(first))),
+      ]),
+      10_000,
+      'the calls during the outage ended',
+    );
+    for (const { error, ms } of ended) {
+      expect(error).toBeInstanceOf(RedisUnavailableError);
+      expect(ms).toBeLessThan(400 + slackMs);
+    }
+    proxy.restore();
+    // the same engine works again once the network is back
+    const after = await within(engine.create({ meta: { k: 'after' } }), 10_000, 'a create after');
+    const kept = await watcher.lister({ meta: { k: '*' } });
+    expect(kept.map((task) => task.meta?.['k']).sort()).toEqual(['after', 'before']);
+    expect(idOf(after)).not.toBe(idOf(first));
+  });
+});
