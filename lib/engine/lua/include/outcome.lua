@@ -1,6 +1,6 @@
 -- outcome: what became of a task that finished: completed (deleted by its
 -- owner), failed or timeout (halted by the circuit breaker after a failed
--- attempt), cancelled. A record in `outcomes`, kept until its score in
+-- attempt), cancelled, removed (deleted with bypass: an operator's delete). A record in `outcomes`, kept until its score in
 -- `outcome-expiry` (trimmed by expire, a batch at a time) and capped in count;
 -- and a message on the task's watch channel, `{"o": <outcome>}`, for those who
 -- wait for it. Needs the task and owners includes.
@@ -68,13 +68,33 @@ local function take_held(follower)
   return decode_stored(follower, json or ''), tonumber(due or '')
 end
 
--- cancel_followers: the tasks held after a task that was cancelled are cancelled too
-local function cancel_followers(id, now, retention, most)
-  local fields = '{"error":{"message":"cancelled with task ' .. id .. ', which it was created after","code":"'
-    .. E_TASK_CANCELLED .. '"}}'
+-- end_followers: the tasks held after a task that was cancelled or removed
+-- end with it, in the same state (`fields` says why); returns their ids
+local function end_followers(id, state, fields, now, retention, most)
+  local ended = {}
   for _, member in ipairs(followers_of(id)) do
     local follower = string.sub(member, #id + 2)
     local task = take_held(follower)
-    record_outcome(follower, 'cancelled', task, fields, nil, now, retention, most)
+    record_outcome(follower, state, task, fields, nil, now, retention, most)
+    ended[#ended + 1] = follower
   end
+  return ended
+end
+
+-- cancel_followers: the tasks held after a task that was cancelled are cancelled too
+local function cancel_followers(id, now, retention, most)
+  end_followers(id, 'cancelled', '{"error":{"message":"cancelled with task ' .. id
+    .. ', which it was created after","code":"' .. E_TASK_CANCELLED .. '"}}', now, retention, most)
+end
+
+-- REMOVED_FIELDS: why a task deleted with bypass (an operator's delete) has
+-- the outcome removed; it did not complete
+local REMOVED_FIELDS = '{"error":{"message":"removed: deleted with bypass, not completed"}}'
+
+-- remove_followers: the tasks held after a task deleted with bypass are
+-- removed with it (as River's workflows cancel the dependents of a deleted
+-- task): nothing they waited for completed; returns their ids
+local function remove_followers(id, now, retention, most)
+  return end_followers(id, 'removed', '{"error":{"message":"removed with task ' .. id
+    .. ', which it was created after; it did not complete"}}', now, retention, most)
 end
