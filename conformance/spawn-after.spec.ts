@@ -4,9 +4,9 @@ import {
   TaskCronError,
   TaskMetaEmptyError,
 } from '../lib/errors.js';
-import { Label } from '../lib/task/label.js';
+import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
-import { idOf, next, signal, useWorkerQueue } from './harness/worker.js';
+import { idOf, laterMillisecond, next, signal, useWorkerQueue } from './harness/worker.js';
 
 // context.spawn(task): follow-up work created by a running handler joins the
 // queue in the step that completes its parent, never for a parent that fails.
@@ -45,6 +45,38 @@ describe('context.spawn', () => {
     expect(stored.map((task) => task.meta?.['n'])).toEqual(['1', '2']);
     expect(children).toEqual(stored.map(idOf));
     expect(await eon.exists({ meta: { k: 'parent' } })).toBe(false);
+  });
+
+  it('stores what a broadcast task spawns on each engine that runs it, once per engine', async () => {
+    const q = queue();
+    const engines = ['eon', 'etw'].map((name) => q.live(name));
+    const workers = engines.map((engine) =>
+      q.worker(engine, [
+        {
+          filter: (task) => task.meta?.['k'] === 'parent',
+          ensure: (_task, context) => {
+            context.spawn({ meta: { k: 'child', by: engine.worker } });
+            return Promise.resolve();
+          },
+        },
+      ]),
+    );
+    await Promise.all(workers.map((worker) => worker.start()));
+    await laterMillisecond();
+    const parent = await engines[0]!.create({
+      meta: { k: 'parent' },
+      node: { [Label.Method]: Method.All },
+    });
+    await Promise.all(
+      workers.map((worker) =>
+        next(worker, 'task:ensured', 3_000, (task) => idOf(task) === idOf(parent)),
+      ),
+    );
+    await Promise.all(workers.map((worker) => worker.stop()));
+    const children = await engines[0]!.lister({ meta: { k: 'child' } });
+    expect(children.map((task) => task.meta?.['by']).sort()).toEqual(['eon', 'etw']);
+    // the broadcast task itself stays in the queue for the engines to come
+    expect(await engines[0]!.exists({ meta: { k: 'parent' } })).toBe(true);
   });
 
   it('never stores what a failed parent spawned', async () => {
