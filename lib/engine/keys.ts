@@ -81,6 +81,7 @@ export const keyNames = [
   'attempts', // hash: id of a task in the queue -> `<failed|timeout>|<JSON>` of its last failed attempt
   'held', // hash: id of a task created `after` another -> `<predecessor id>\0<due ms or ''>\0<stored JSON>`
   'followers', // zset (lex): `<predecessor id>\0<id>` of each held task
+  'held-sweep', // string: HSCAN cursor of expire's sweep for held tasks whose predecessor is gone or a template
   'control', // pub/sub channel (not a key) on which cancel tells workers which running task to stop
   'watch', // prefix of the pub/sub channels `<watch>:<id>` (not keys) on which a task's outcome and progress are told
 ] as const;

@@ -25,6 +25,7 @@ const kept = [
   'control',
   'held',
   'followers',
+  'held-sweep',
 ];
 
 describe('repair-start.lua', () => {

@@ -43,7 +43,8 @@ export const tasksDeleteCommand = defineEngineCommand({
       io.out(asJson ? idReport('delete', dryRun, id, asJson) : `deleted ${id}`);
       return;
     }
-    const task = await readTask(engine, id);
+    // a task held `after` another is not in the queue yet: its status has it
+    const task = (await readTask(engine, id)) ?? (await engine.status(id))?.task;
     if (task === undefined) throw notFound(id);
     if (!asJson) io.out(taskTable([task]));
     io.out(idReport('delete', dryRun, id, asJson));

@@ -136,6 +136,13 @@ local function delete(request, ctx)
   -- Step 2: load.
   local stored = load_task(id)
   if stored == nil then
+    -- a held task (created `after` another) an operator removes: out of the hold
+    local held = request.bypass and take_held(id) or nil
+    if held ~= nil then
+      record_outcome(id, 'removed', held, REMOVED_FIELDS, nil, request.now, request.retention, request.outcome_most)
+      ctx.events[#ctx.events + 1] = { 'removed', id, '' }
+      return 1
+    end
     return redis.error_reply(E_TASK_NOT_FOUND .. ' delete: task ' .. id .. ' is not in the queue')
   end
 
