@@ -20,6 +20,7 @@ const kept = [
   'signal',
   'outcomes',
   'outcome-expiry',
+  'outcome-large',
   'attempts',
   'watch',
   'control',

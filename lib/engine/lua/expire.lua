@@ -109,14 +109,23 @@ if sweep > 0 then
 end
 
 -- Kept answers of idempotent writes (include/request.lua) older than an hour
--- go, a few per call, resuming where the last call stopped.
+-- go, REQUESTS_SWEEP entries per call at most, resuming where the last call
+-- stopped: every engine instance leaves one entry per slot, so the sweep
+-- keeps up with that many new instances per expire run (about 200 a second
+-- for one Worker's expire every 5 s), and a hash smaller than it is read whole
+local REQUESTS_SWEEP = 1000
 if redis.call('EXISTS', K['requests']) == 1 then
-  local kept = redis.call('HSCAN', K['requests'], redis.call('GET', K['requests-sweep']) or '0', 'COUNT', 100)
-  redis.call('SET', K['requests-sweep'], kept[1])
-  for index = 1, #kept[2], 2 do
-    local kept_ms = tonumber(string.match(kept[2][index + 1], '^%d+|(%d+)|') or '0') or 0
-    if kept_ms < now - 3600000 then redis.call('HDEL', K['requests'], kept[2][index]) end
-  end
+  local cursor, swept = redis.call('GET', K['requests-sweep']) or '0', 0
+  repeat
+    local kept = redis.call('HSCAN', K['requests'], cursor, 'COUNT', 200)
+    cursor = kept[1]
+    for index = 1, #kept[2], 2 do
+      local kept_ms = tonumber(string.match(kept[2][index + 1], '^%d+|(%d+)|') or '0') or 0
+      if kept_ms < now - 3600000 then redis.call('HDEL', K['requests'], kept[2][index]) end
+    end
+    swept = swept + #kept[2] / 2
+  until cursor == '0' or swept >= REQUESTS_SWEEP
+  redis.call('SET', K['requests-sweep'], cursor)
 end
 
 -- Held tasks whose predecessor is gone, or is a template (it never
@@ -172,6 +181,8 @@ for _, id in ipairs(past) do
   redis.call('HDEL', K['outcomes'], id)
   redis.call('ZREM', K['outcome-expiry'], id)
 end
+-- the list of large records (include/outcome.lua keep_large) is capped: its past entries go at once
+redis.call('ZREMRANGEBYSCORE', K['outcome-large'], '-inf', '(' .. now)
 local over = redis.call('ZCARD', K['outcome-expiry']) - tonumber(ARGV[7])
 if over > 0 then
   if over > OUTCOME_BATCH then more = 1 end

@@ -19,8 +19,33 @@ local function outcome_json(id, state, task, now, fields, children)
   return table.concat(parts)
 end
 
+-- OUTCOME_LARGE_BYTES, OUTCOME_LARGE_MOST: records larger than this (a big
+-- result or log) are capped in count on their own too, so what the records
+-- hold stays bounded in bytes: about `most` x 4 KiB plus 200 of the largest
+-- a handler can make (a 64 KiB result, 100 log lines of 1,000 characters)
+local OUTCOME_LARGE_BYTES = 4096
+local OUTCOME_LARGE_MOST = 200
+
+-- keep_large lists a large record in `outcome-large` (score: when it goes)
+-- and drops the oldest beyond the cap, a few per record written (expire
+-- drops those past their time); an entry whose record became small again
+-- (a later outcome of the same id) leaves the record alone
+local function keep_large(id, expiry_ms)
+  redis.call('ZADD', K['outcome-large'], expiry_ms, id)
+  local over = redis.call('ZCARD', K['outcome-large']) - OUTCOME_LARGE_MOST
+  if over <= 0 then return end
+  local popped = redis.call('ZPOPMIN', K['outcome-large'], math.min(over, 4))
+  for index = 1, #popped, 2 do
+    if redis.call('HSTRLEN', K['outcomes'], popped[index]) > OUTCOME_LARGE_BYTES then
+      redis.call('HDEL', K['outcomes'], popped[index])
+      redis.call('ZREM', K['outcome-expiry'], popped[index])
+    end
+  end
+end
+
 -- record_outcome keeps an outcome for `retention` ms (0: not kept), at most
--- `most` records, and tells the task's waiters; written only when kept or heard
+-- `most` records (and OUTCOME_LARGE_MOST large ones), and tells the task's
+-- waiters; written only when kept or heard
 local function record_outcome(id, state, task, fields, children, now, retention, most)
   local kept = retention > 0 and most > 0
   local heard = watched(id)
@@ -28,6 +53,7 @@ local function record_outcome(id, state, task, fields, children, now, retention,
   if kept then
     redis.call('HSET', K['outcomes'], id, json)
     redis.call('ZADD', K['outcome-expiry'], now + retention, id)
+    if #json > OUTCOME_LARGE_BYTES then keep_large(id, now + retention) end
     local over = redis.call('ZCARD', K['outcome-expiry']) - most
     if over > 0 then
       -- the records that would go first go now; a few per record written
