@@ -176,6 +176,38 @@ describe('rescue on a queue', () => {
     ).toEqual([idOf(b)]);
   });
 
+  it('tail replaces the control characters of worker ids and error messages, as the other commands do', async () => {
+    const evil = '\u001b[2Jeon\u009b31m';
+    const engine = queue().live(evil);
+    await engine.events();
+    const worker = queue().worker(engine, [
+      {
+        filter: () => true,
+        ensure: () => Promise.reject(new Error('\u001b]0;pwned\u0007boom\nsecond line')),
+      },
+    ]);
+    worker.on('error', () => {});
+    await worker.start();
+    await engine.create({ meta: { kind: 'a' } });
+    await until(
+      async () => (await engine.events()).some((event) => event.kind === 'failed'),
+      5_000,
+      'the failure was recorded',
+    );
+    await worker.stop();
+    const human = await rescue(['tail', ...q()]);
+    expect(human.code).toBe(0);
+    // eslint-disable-next-line no-control-regex -- control characters are what it must not print
+    expect(human.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    const lines = human.stdout.trimEnd().split('\n');
+    expect(lines.slice(0, 3).map((line) => line.split('  ')[1]?.trim())).toEqual([
+      'created',
+      'claimed',
+      'failed',
+    ]);
+    expect(lines[2]).toMatch(/ {2}\?\[2Jeon\?31m {2}\?\]0;pwned\?boom second line$/);
+  });
+
   it('metrics serves the queue gauges on /metrics until SIGINT', async () => {
     const engine = queue().engine('one');
     await engine.create({ meta: { kind: 'a' } });

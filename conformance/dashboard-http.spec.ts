@@ -1,4 +1,5 @@
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { formatQuery } from '../lib/dashboard/query.js';
 import { registerMetrics } from '../lib/metrics/index.js';
@@ -370,6 +371,48 @@ describe('the dashboard over HTTP', () => {
     const guarded = dashboard(engine, { token: 'a-long-enough-token-1234' });
     const anywhere = served(await guarded.listen({ host: '0.0.0.0', port: 0 }));
     expect((await fetch(`http://127.0.0.1:${anywhere.port}/`)).status).toBe(401);
+  });
+
+  it('checks the Host on the user’s own server too: a rebound name can neither read nor delete', async () => {
+    const engine = queue().live('dash');
+    const task = await engine.create({ meta: { kind: 'a' } });
+    const server = createServer(dashboard(engine, { write: true }).handler);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const send = (method: string, path: string, headers: Record<string, string>) =>
+        new Promise<number>((resolve, reject) => {
+          const request = httpRequest(
+            { host: '127.0.0.1', port, path, method, headers },
+            (answer) => {
+              answer.resume();
+              resolve(answer.statusCode ?? 0);
+            },
+          );
+          request.on('error', reject);
+          request.end(method === 'POST' ? 'csrf=x' : undefined);
+        });
+      const evil = `evil.example:${port}`;
+      expect(await send('GET', '/', { host: `127.0.0.1:${port}` })).toBe(200);
+      expect(await send('GET', '/', { host: evil })).toBe(421);
+      const posted = await send('POST', `/task/${idOf(task)}/delete`, {
+        host: evil,
+        origin: `http://${evil}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      });
+      expect(posted).toBe(421);
+      expect(await engine.stats()).toMatchObject({ tasks: 1 });
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    const named = new Client(
+      dashboard(engine, { allowedHosts: ['ops.example'] }),
+      'http://ops.example',
+    );
+    expect((await named.get('/')).status).toBe(200);
+    const other = new Client(dashboard(engine), 'http://ops.example');
+    expect((await other.get('/')).status).toBe(421);
   });
 
   it('tells a live stream when the queue changes, and of each event', async () => {

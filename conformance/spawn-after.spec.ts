@@ -2,11 +2,13 @@ import {
   TaskLimitError,
   TaskNotFoundError,
   TaskCronError,
+  TaskGateError,
   TaskMetaEmptyError,
 } from '../lib/errors.js';
-import { Label } from '../lib/task/label.js';
+import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
-import { idOf, next, signal, useWorkerQueue } from './harness/worker.js';
+import { rescue } from './harness/cli.js';
+import { idOf, laterMillisecond, next, signal, useWorkerQueue } from './harness/worker.js';
 
 // context.spawn(task): follow-up work created by a running handler joins the
 // queue in the step that completes its parent, never for a parent that fails.
@@ -45,6 +47,38 @@ describe('context.spawn', () => {
     expect(stored.map((task) => task.meta?.['n'])).toEqual(['1', '2']);
     expect(children).toEqual(stored.map(idOf));
     expect(await eon.exists({ meta: { k: 'parent' } })).toBe(false);
+  });
+
+  it('stores what a broadcast task spawns on each engine that runs it, once per engine', async () => {
+    const q = queue();
+    const engines = ['eon', 'etw'].map((name) => q.live(name));
+    const workers = engines.map((engine) =>
+      q.worker(engine, [
+        {
+          filter: (task) => task.meta?.['k'] === 'parent',
+          ensure: (_task, context) => {
+            context.spawn({ meta: { k: 'child', by: engine.worker } });
+            return Promise.resolve();
+          },
+        },
+      ]),
+    );
+    await Promise.all(workers.map((worker) => worker.start()));
+    await laterMillisecond();
+    const parent = await engines[0]!.create({
+      meta: { k: 'parent' },
+      node: { [Label.Method]: Method.All },
+    });
+    await Promise.all(
+      workers.map((worker) =>
+        next(worker, 'task:ensured', 3_000, (task) => idOf(task) === idOf(parent)),
+      ),
+    );
+    await Promise.all(workers.map((worker) => worker.stop()));
+    const children = await engines[0]!.lister({ meta: { k: 'child' } });
+    expect(children.map((task) => task.meta?.['by']).sort()).toEqual(['eon', 'etw']);
+    // the broadcast task itself stays in the queue for the engines to come
+    expect(await engines[0]!.exists({ meta: { k: 'parent' } })).toBe(true);
   });
 
   it('never stores what a failed parent spawned', async () => {
@@ -180,5 +214,68 @@ describe('create(task, { after })', () => {
     await expect(eon.create({ meta: { k: 'x' } }, { after: idOf(first) })).rejects.toBeInstanceOf(
       TaskLimitError,
     );
+  });
+
+  it('refuses a task after a cron or gate template, which never completes, and writes nothing', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const cron = await eon.create({ cron: { [Label.Every]: 'hour' }, meta: { k: 'cron' } });
+    const gate = await eon.create({ gate: { g: 'waiting' }, meta: { k: 'gate' } });
+    await expect(eon.create({ meta: { k: 'x' } }, { after: idOf(cron) })).rejects.toBeInstanceOf(
+      TaskCronError,
+    );
+    await expect(eon.create({ meta: { k: 'x' } }, { after: idOf(gate) })).rejects.toBeInstanceOf(
+      TaskGateError,
+    );
+    expect(await q.redis.exists(`${q.prefix}:held`, `${q.prefix}:followers`)).toBe(0);
+  });
+
+  it('shows held tasks: stats, tasks({ state: held }), rescue tasks show; a delete with bypass removes one', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const first = await eon.create({ meta: { k: 'a' } });
+    const mail = await eon.create({ meta: { k: 'mail' } }, { after: idOf(first) });
+    const sms = await eon.create({ meta: { k: 'sms' } }, { after: idOf(first) });
+    expect(await eon.stats()).toMatchObject({ tasks: 1, held: 2 });
+    const page = await eon.tasks({ state: 'held' });
+    expect(page.tasks.map(idOf).sort()).toEqual([idOf(mail), idOf(sms)].sort());
+    expect(page.cursor).toBeUndefined();
+    expect((await eon.tasks({ state: 'held', query: { meta: { k: 'sms' } } })).tasks).toEqual([
+      sms,
+    ]);
+    const shown = await rescue(['tasks', 'show', idOf(mail), '--queue', q.name]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(
+      `is held: it joins the queue when task ${idOf(first)} completes`,
+    );
+    expect(shown.stdout).toContain('meta  k = mail');
+    const waiting = eon.wait(idOf(mail));
+    await eon.delete({ core: { [Label.Object]: idOf(mail), [Label.Bypass]: 'true' } });
+    expect(await waiting).toMatchObject({ state: 'removed' });
+    expect(await eon.stats()).toMatchObject({ held: 1 });
+    await eon.delete((await eon.search()) as Task); // first completes: sms is released
+    expect(await eon.stats()).toMatchObject({ held: 0, claimable: 1 });
+  });
+
+  it('expire removes a held task whose predecessor is gone or is a template (held before create refused that)', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const gone = await eon.create({ meta: { k: 'gone' } });
+    const orphan = await eon.create({ meta: { k: 'orphan' } }, { after: idOf(gone) });
+    const kept = await eon.create({ meta: { k: 'kept' } }, { after: idOf(gone) });
+    const template = await eon.create({ cron: { [Label.Every]: 'hour' }, meta: { k: 't' } });
+    const plain = await eon.create({ meta: { k: 'plain' } });
+    const stuck = await eon.create({ meta: { k: 'stuck' } }, { after: idOf(plain) });
+    // a record something else deleted, and a hold written before create refused templates
+    const held = `${q.prefix}:held`;
+    await q.redis.hdel(`${q.prefix}:tasks`, idOf(gone));
+    const value = (await q.redis.hget(held, idOf(stuck))) ?? '';
+    await q.redis.hset(held, idOf(stuck), `${idOf(template)}${value.slice(idOf(plain).length)}`);
+    await q.redis.hdel(held, idOf(kept));
+    await eon.create({ meta: { k: 'kept' } }, { after: idOf(plain) }); // a hold that stays
+    await eon.expire();
+    expect((await eon.status(idOf(orphan)))?.state).toBe('removed');
+    expect((await eon.status(idOf(stuck)))?.state).toBe('removed');
+    expect(await eon.stats()).toMatchObject({ held: 1 });
   });
 });

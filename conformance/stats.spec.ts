@@ -30,6 +30,7 @@ describe('engine.stats()', () => {
       cronTemplates: 0,
       gateTemplates: 0,
       broadcast: 0,
+      held: 0,
       oldestClaimable: undefined,
       ownerCount: 0,
       owners: [],

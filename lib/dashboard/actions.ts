@@ -43,9 +43,11 @@ function refused(error: RescueError): ActionResult {
 }
 
 /**
- * deleteAction deletes a task whatever its owner (bypass). A paging value is
- * left out of the copy, so the task is deleted rather than requeued; a
- * trigger task's delete counts toward its gate templates, as any delete does.
+ * deleteAction deletes a task whatever its owner (bypass): it is removed, not
+ * completed (its outcome is removed; the tasks held after it are removed
+ * too). A paging value is left out of the copy, so the task is deleted
+ * rather than requeued; a trigger task's delete counts toward its gate
+ * templates, as any delete does.
  */
 export async function deleteAction(deps: PageDeps, id: string): Promise<ActionResult> {
   const task = await readTask(deps, id);

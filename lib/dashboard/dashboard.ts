@@ -85,7 +85,7 @@ export function createDashboard(engine: Engine, options?: DashboardOptions): Das
           `Dashboard.listen: binding ${host} (not a loopback address) needs a token or basic auth`,
         );
       const server = await serveOn(handler, host, port, () => endStreams(state.streams));
-      if (!guarded && isLoopback(host)) {
+      if (!guarded && isLoopback(host) && !resolved.hostsGiven) {
         state.allowedHosts = new Set([
           ...(state.allowedHosts ?? []),
           ...hostHeaders(host, server.port),

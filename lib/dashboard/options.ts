@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { RescueError } from '../errors.js';
 import { describe } from '../task/describe.js';
 import type { BasicAuth } from './auth.js';
+import { readAllowedHosts, type AllowedHosts } from './hosts.js';
 
 /** DashboardOptions configures createDashboard; every option has a default. */
 export interface DashboardOptions {
@@ -22,6 +23,16 @@ export interface DashboardOptions {
   token?: string;
   /** A user name and password the browser asks for (HTTP basic auth). @defaultValue none */
   basicAuth?: BasicAuth;
+  /**
+   * The Host headers the dashboard answers (others get 421), wherever it is
+   * mounted: host names (`ops.example.com`, any port) or `name:port` pairs;
+   * loopback names (`localhost`, `127.0.0.1`, `[::1]`) are always answered.
+   * `'any'` turns the check off. It keeps a web page whose name was pointed at
+   * this machine (DNS rebinding) from reading the dashboard or posting its
+   * forms; behind a proxy, list the name the proxy forwards.
+   * @defaultValue loopback names only; `'any'` when `token` or `basicAuth` is set
+   */
+  allowedHosts?: readonly string[] | 'any';
   /**
    * Where the dashboard is mounted on your server, e.g. `/rescue`: every link
    * and route starts with it.
@@ -72,6 +83,9 @@ export interface ResolvedDashboardOptions {
   readonly write: boolean;
   readonly token: string | undefined;
   readonly basicAuth: BasicAuth | undefined;
+  /** Whether allowedHosts was given (listen() then adds no names of its own). */
+  readonly hostsGiven: boolean;
+  readonly allowedHosts: AllowedHosts;
   readonly basePath: string;
   readonly sampleInterval: number;
   readonly history: number;
@@ -161,10 +175,16 @@ export function resolveDashboardOptions(options: unknown): ResolvedDashboardOpti
     throw new TypeError(
       `createDashboard: option "onError" must be a function; got ${describe(onError)}`,
     );
+  const allowedHosts = readAllowedHosts(
+    given.allowedHosts,
+    token !== undefined || basicAuth !== undefined,
+  );
   return {
     write,
     token,
     basicAuth: basicAuth === undefined ? undefined : { ...basicAuth },
+    hostsGiven: given.allowedHosts !== undefined,
+    allowedHosts,
     basePath,
     sampleInterval: milliseconds(
       'sampleInterval',

@@ -9,6 +9,7 @@ import { createAction, cyclesAction, deleteAction, type ActionResult } from './a
 import { asset } from './assets.js';
 import { authorized, authRequired, tokenCookie, tokenMatches } from './auth.js';
 import { csrfCookie, csrfPasses, csrfToken, newSeed, sameOrigin } from './csrf.js';
+import { hostAllowed } from './hosts.js';
 import { html } from './html.js';
 import type { LiveFeed } from './live.js';
 import type { ResolvedDashboardOptions } from './options.js';
@@ -32,9 +33,9 @@ export interface DashboardState {
   readonly secret: Buffer;
   readonly streams: OpenStreams;
   /**
-   * Host headers accepted (`127.0.0.1:4000`, …), or undefined for any: set by
-   * listen() on a loopback address without auth, so that a web page whose
-   * name was pointed at 127.0.0.1 (DNS rebinding) cannot read the dashboard.
+   * Host headers accepted besides the option allowedHosts (`127.0.0.1:4000`,
+   * …), or undefined for any: set by listen() on a loopback address without
+   * auth (and without allowedHosts), so that only its own port answers.
    */
   allowedHosts: Set<string> | undefined;
 }
@@ -62,8 +63,12 @@ export function dashboardApp(state: DashboardState): Hono {
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('X-Frame-Options', 'DENY');
     c.header('Referrer-Policy', 'same-origin'); // no-referrer would make the browser send `Origin: null` with forms
-    const host = c.req.header('host') ?? '';
-    if (state.allowedHosts !== undefined && !state.allowedHosts.has(host.toLowerCase()))
+    // a fetch handler may be given a Request without a Host header: its URL names the host
+    const host = c.req.header('host') ?? new URL(c.req.url).host;
+    if (
+      !hostAllowed(options.allowedHosts, host) ||
+      (state.allowedHosts !== undefined && !state.allowedHosts.has(host.toLowerCase()))
+    )
       return c.text('421: this dashboard answers only on its own address', 421);
     await next();
   };

@@ -13,9 +13,10 @@ export const aclCommands = {
   /** Run by the engine's scripts, on the queue's keys (ACL checks each call inside a script). */
   scripts: [
     'exists', 'get', 'hdel', 'hexists', 'hget', 'hgetall', 'hincrby', 'hkeys', 'hlen',
-    'hmget', 'hscan', 'hset', 'hsetnx', 'incr', 'lindex', 'lpop', 'lset', 'publish',
+    'hmget', 'hscan', 'hset', 'hsetnx', 'hstrlen', 'incr', 'lindex', 'lpop', 'lset', 'publish',
     'pubsub|numsub', 'pubsub|shardnumsub', 'rpush', 'set', 'spublish', 'time', 'unlink', 'xadd', 'zadd',
-    'zpopmin', 'zcard', 'zcount', 'zlexcount', 'zrange', 'zrangebylex', 'zrangebyscore', 'zrank', 'zrem', 'zscore',
+    'zpopmin', 'zcard', 'zcount', 'zlexcount', 'zrange', 'zrangebylex', 'zrangebyscore', 'zrank', 'zrem',
+    'zremrangebyscore', 'zscore',
   ],
   /** Run by Redlock's scripts on the chore locks (expire and ticker leases). */
   locks: ['del', 'exists', 'get', 'set'],
@@ -148,6 +149,7 @@ function probes(keys: QueueKeys, lock: string): Record<AclCommand, string[][]> {
     hscan: [[keys.tasks, '0']],
     hset: [[keys.tasks, 'id', 'x']],
     hsetnx: [[keys.watched, 'key', '1']],
+    hstrlen: [[keys.outcomes, 'id']],
     incr: [[keys.sequence]],
     lindex: [[keys['root-jobs'], '0']],
     lpop: [[keys['root-jobs']]],
@@ -169,6 +171,7 @@ function probes(keys: QueueKeys, lock: string): Record<AclCommand, string[][]> {
       [keys.ready, 'id'],
       [keys.workers, 'worker'],
     ],
+    zremrangebyscore: [[keys['outcome-large'], '-inf', '(0']],
     zscore: [[keys.leases, 'id']],
     zpopmin: [[keys['outcome-expiry'], '1']],
     zrank: [[keys.leases, 'id']],

@@ -6,12 +6,13 @@ import type { Labels, Task } from '../task/task.js';
 import { formatTime, tryParseTime } from '../task/time.js';
 import { validateDelete } from '../task/validate.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
+import { layoutVersion } from './keys.js';
 import { completedTask, countTasks } from './observe.js';
 import { runRequest } from './run.js';
 
 /**
  * deleteTask completes a task (docs/semantics.md §3.3). A broadcast copy this engine
- * received is completed locally; everything else is one script: ownership,
+ * received is completed locally (its spawned tasks created first); everything else is one script: ownership,
  * requeue or gate accounting, sync propagation, deletion, and the outcome
  * of a deleted task (`outcome`: its fields from the worker runtime).
  */
@@ -24,7 +25,9 @@ export async function deleteTask(
   assertOpen(context, 'delete');
   const now = readClock(context.clock);
   const prepared = prepareDelete(context, argument, now, outcome, children);
-  if (!prepared.completedLocally) {
+  if (prepared.completedLocally) {
+    await completeBroadcastLocally(context, prepared.id, children, now);
+  } else {
     let reply: DeleteReply;
     try {
       reply = (await runRequest(context, 'delete', (request) => [
@@ -39,6 +42,37 @@ export async function deleteTask(
   completedTask(context, argument as Task);
 }
 
+/**
+ * completeBroadcastLocally completes a broadcast copy this engine received (step 1):
+ * the tasks its handler spawned here are created first, one create each
+ * (each run of a broadcast task, one per engine, spawns its own children),
+ * then the ledger marks it done. A create that fails throws before that, so
+ * the engine is offered the task again.
+ */
+export async function completeBroadcastLocally(
+  context: EngineContext,
+  id: string,
+  children: string,
+  now: Date,
+): Promise<void> {
+  if (children !== '') {
+    const entries = JSON.parse(children) as (string | number)[][];
+    for (const [task = '', due = '', tickP1 = '', check = ''] of entries) {
+      await runRequest(context, 'create', (request) => [
+        now.getTime(),
+        task,
+        due,
+        tickP1,
+        check,
+        layoutVersion,
+        request,
+        '',
+      ]);
+    }
+  }
+  context.ledger.complete(id);
+}
+
 /** DeleteReply is the delete script's answer: result (1 deleted, 2 requeued), children gates emitted, halted. */
 export type DeleteReply = [result: number, emitted: number, halted: number];
 
@@ -48,14 +82,14 @@ export function countDelete(context: EngineContext, [result, emitted, halted]: D
 }
 
 /**
- * DeletePreparation is a validated delete: done locally, or the delete
+ * DeletePreparation is a validated delete: done locally (completeBroadcastLocally), or the delete
  * script's arguments (`args`) and the same delete as an entry of
  * delete-search (`folded`: the id, the copy's worker and token, the
  * outcome's fields, and '' or the JSON array of the rare fields; the instant
  * and the outcome settings are that call's).
  */
 export type DeletePreparation =
-  | { completedLocally: true }
+  | { completedLocally: true; id: string }
   | {
       completedLocally: false;
       args: (string | number)[];
@@ -77,8 +111,8 @@ function explainDefer(error: unknown, problem: string | undefined): unknown {
 const commonRare = ['0', '0', '1', '', '', '', '', '', '', ''];
 
 /**
- * prepareDelete validates a delete (DL1-DL4), completes a broadcast copy this
- * engine received (step 1), and otherwise builds the delete script's ARGV.
+ * prepareDelete validates a delete (DL1-DL4), tells a broadcast copy this
+ * engine received (step 1: completeBroadcastLocally), and otherwise builds the delete script's ARGV.
  * `outcome` is the JSON object of the fields the deleted task's outcome gets
  * from the worker runtime (outcome.ts outcomeFields), '' for none;
  * `children` the JSON array of the tasks its handler spawned, '' for none.
@@ -100,8 +134,7 @@ export function prepareDelete(
     copy.cron === undefined &&
     copy.gate === undefined
   ) {
-    context.ledger.complete(plan.objectId);
-    return { completedLocally: true };
+    return { completedLocally: true, id: plan.objectId };
   }
 
   const requeue = requeuePlan(copy, now);

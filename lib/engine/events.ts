@@ -11,6 +11,7 @@ export const queueEventKinds = [
   'removed',
   'revoked',
   'released',
+  'reset',
   'failed',
 ] as const;
 
@@ -20,11 +21,12 @@ export const queueEventKinds = [
  *     created     a task was stored by create
  *     emitted     a template's child was stored (a cron tick, a gate that opened)
  *     claimed     a worker took a task (search)
- *     completed   a task was deleted by its owner (or with bypass)
+ *     completed   a task was deleted by its owner
  *     requeued    a delete paged or deferred the task instead
- *     removed     retention or an obsolete root deleted a task
+ *     removed     a delete with bypass (an operator's), retention or an obsolete root deleted a task
  *     revoked     expire took a task whose lease ended from its owner
- *     released    an owner gave a task back, or cycles reset it
+ *     released    an owner gave a task back
+ *     reset       cycles reset the task's circuit breaker (worker: its owner until then, if any)
  *     failed      a Worker's ensure rejected (the task stays owned until its lease ends)
  */
 export type QueueEventKind = (typeof queueEventKinds)[number];

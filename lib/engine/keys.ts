@@ -78,9 +78,11 @@ export const keyNames = [
   'signal', // pub/sub channel (not a key) on which scripts announce claimable work
   'outcomes', // hash: id -> JSON of what became of a task that finished (completed, failed, cancelled, timeout)
   'outcome-expiry', // zset: ids in `outcomes`, score = when the record goes (ms); expire trims it, the count is capped
+  'outcome-large', // zset: ids in `outcomes` whose record is over 4 KiB, score = when it goes (ms); capped at 200
   'attempts', // hash: id of a task in the queue -> `<failed|timeout>|<JSON>` of its last failed attempt
   'held', // hash: id of a task created `after` another -> `<predecessor id>\0<due ms or ''>\0<stored JSON>`
   'followers', // zset (lex): `<predecessor id>\0<id>` of each held task
+  'held-sweep', // string: HSCAN cursor of expire's sweep for held tasks whose predecessor is gone or a template
   'control', // pub/sub channel (not a key) on which cancel tells workers which running task to stop
   'watch', // prefix of the pub/sub channels `<watch>:<id>` (not keys) on which a task's outcome and progress are told
 ] as const;

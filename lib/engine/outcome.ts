@@ -3,14 +3,16 @@ import { reason } from '../task/describe.js';
 import { formatTime } from '../task/time.js';
 
 /** OutcomeState is how a task finished. */
-export type OutcomeState = 'completed' | 'failed' | 'cancelled' | 'timeout';
+export type OutcomeState = 'completed' | 'failed' | 'cancelled' | 'timeout' | 'removed';
 
 /**
  * Outcome is what became of a task: kept for the engine's `outcomeRetention`
  * once its handler's ensure resolved and the task was deleted (`completed`),
  * once the circuit breaker halted it after a failed attempt (`failed`, or
- * `timeout` when that attempt ran past its handler's timeout), or once
- * `cancel` removed it (`cancelled`).
+ * `timeout` when that attempt ran past its handler's timeout), once
+ * `cancel` removed it (`cancelled`), or once a delete with bypass (an
+ * operator's delete: `rescue tasks delete`, the dashboard's Delete) removed
+ * it without completing it (`removed`; so are the tasks held after it).
  *
  *     { id: '1697760001000-000000000042', state: 'completed', result: { width: 640 },
  *       worker: 'eon', cycles: 0, createdAt: '2023-10-20T00:00:01Z',
@@ -22,7 +24,7 @@ export interface Outcome {
   state: OutcomeState;
   /** What the handler's ensure resolved with (completed; JSON-serialisable), if anything. */
   result?: unknown;
-  /** Why the last attempt failed (failed, timeout), or who cancelled it. */
+  /** Why the last attempt failed (failed, timeout), who cancelled it, or why it was removed. */
   error?: { message: string; code?: string };
   /** The worker that ran the last attempt, if one did. */
   worker?: string;
@@ -112,7 +114,7 @@ export function cut(line: string): string {
     : `${line.slice(0, outcomeLimits.lineChars - 1)}…`;
 }
 
-const states = new Set<string>(['completed', 'failed', 'cancelled', 'timeout']);
+const states = new Set<string>(['completed', 'failed', 'cancelled', 'timeout', 'removed']);
 
 /**
  * readOutcome reads a stored outcome (times in ms) into an Outcome (times as

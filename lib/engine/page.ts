@@ -19,6 +19,7 @@ export const taskStates = [
   'cron',
   'gate',
   'broadcast',
+  'held',
 ] as const;
 
 /**
@@ -31,7 +32,8 @@ export const taskStates = [
  *     cron        cron templates, by next tick
  *     gate        gate templates, oldest first
  *     broadcast   broadcast tasks, in store order
- *     all         every record, in no particular order
+ *     held        tasks created `after` a task that has not completed yet, in no particular order
+ *     all         every record, in no particular order (held tasks are not among them)
  *
  * A query that asks an exact value of a meta key the queue lists (the
  * metaIndexes option) reads, in any state, the tasks listed under it when
@@ -152,6 +154,7 @@ function readPageOptions(options: unknown): {
 /** The form of the position each state's cursor carries (page.lua). */
 const positionForms: Record<TaskState, RegExp> = {
   all: /^\d+:\d+$/,
+  held: /^\d+:\d+$/,
   claimable: /^[123][\s\S]+$/,
   halted: /^\d{13}-\d{12}$/,
   gate: /^\d{13}-\d{12}$/,

@@ -5,7 +5,7 @@ import { readCoreLabel, readObjectId } from '../task/snapshot.js';
 import type { Task } from '../task/task.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { prepareCreate } from './create.js';
-import { countDelete, deleteTask, prepareDelete } from './delete.js';
+import { completeBroadcastLocally, countDelete, deleteTask, prepareDelete } from './delete.js';
 import { filterList, type FilterList } from './filters.js';
 import { contextOf } from './handle.js';
 import { completedTask, countTasks, observe } from './observe.js';
@@ -87,6 +87,7 @@ async function completeAndSearch(
       const prepared = prepareDelete(context, task, now, outcome, children);
       // a broadcast copy this engine received is completed here: its search follows below
       if (prepared.completedLocally) {
+        await completeBroadcastLocally(context, prepared.id, children ?? '', now);
         completedTask(context, task);
         continue;
       }

@@ -43,6 +43,8 @@ export interface QueueStats {
   readonly gateTemplates: number;
   /** Broadcast tasks (method `all`, no cron), delivered to every engine. */
   readonly broadcast: number;
+  /** Tasks created `after` a task that has not completed yet (not counted in `tasks`). */
+  readonly held: number;
   /**
    * The oldest claimable task by creation time, and its age by the engine's
    * clock: among unicast tasks, only the first statsTargetSample target
@@ -83,6 +85,7 @@ interface StatsReply {
   cron: number;
   gate: number;
   broadcast: number;
+  held: number;
   oldest: string | false;
   owner_count: number;
   owners: string[] | Record<string, never>;
@@ -116,6 +119,7 @@ export async function queueStats(context: EngineContext): Promise<QueueStats> {
     cronTemplates: reply.cron,
     gateTemplates: reply.gate,
     broadcast: reply.broadcast,
+    held: reply.held,
     oldestClaimable: oldestOf(reply.oldest, at),
     ownerCount: reply.owner_count,
     owners: ownersOf(reply.owners),

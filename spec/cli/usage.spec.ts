@@ -55,7 +55,7 @@ describe('rescue usage errors', () => {
       name: 'an unknown state',
       args: ['tasks', 'list', '--state', 'done'],
       error:
-        '--state must be one of all, claimable, owned, waiting, halted, cron, gate, broadcast; got "done"',
+        '--state must be one of all, claimable, owned, waiting, halted, cron, gate, broadcast, held; got "done"',
     },
     {
       name: 'a label without =',

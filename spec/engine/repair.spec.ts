@@ -20,11 +20,13 @@ const kept = [
   'signal',
   'outcomes',
   'outcome-expiry',
+  'outcome-large',
   'attempts',
   'watch',
   'control',
   'held',
   'followers',
+  'held-sweep',
 ];
 
 describe('repair-start.lua', () => {

@@ -32,6 +32,7 @@ export const statsCommand = defineEngineCommand({
         ['cron templates', String(stats.cronTemplates)],
         ['gate templates', String(stats.gateTemplates)],
         ['broadcast', String(stats.broadcast)],
+        ['held', String(stats.held)],
         ['live workers', String(stats.workers)],
         [
           'unmatched',

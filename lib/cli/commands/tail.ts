@@ -2,13 +2,17 @@ import { queueEventKinds, type QueueEvent } from '../../engine/events.js';
 import { integerFlag } from '../args.js';
 import { defineEngineCommand } from '../command.js';
 import { usageError } from '../exit.js';
+import { oneLine } from '../format.js';
 
 /** The most events one read returns (engine.events()'s limit). */
 const readMost = 1_000;
 
+/** eventLine prints an event; what a worker wrote (its id, an error message) goes through oneLine. */
 function eventLine(event: QueueEvent): string {
   const reason = event.reason === undefined ? '' : `  ${event.reason}`;
-  return `${event.at.toISOString()}  ${event.kind.padEnd(9)}  ${event.task}  ${event.worker || '-'}${reason}`;
+  return oneLine(
+    `${event.at.toISOString()}  ${event.kind.padEnd(9)}  ${event.task}  ${event.worker || '-'}${reason}`,
+  );
 }
 
 /** pause waits ms, or less when the command is told to stop. */

@@ -18,7 +18,7 @@ export const tasksDeleteCommand = defineEngineCommand({
   positionals: [0, 1],
   summary: 'remove a task, or the tasks a query matches (bypass; needs --yes)',
   description:
-    'Removes a task by id, or every task of --state (default all) that matches a\nlabel query, whoever owns it (delete with bypass). It removes, it does not\ncomplete: no requeue, no gate accounting, no sync handed to a template. A\nworker running the task loses it. Needs --yes; --dry-run lists what it would\nremove. Exits 4 when the task named is not in the queue.',
+    'Removes a task by id, or every task of --state (default all) that matches a\nlabel query, whoever owns it (delete with bypass). It removes, it does not\ncomplete: no requeue, no gate accounting, no sync handed to a template; its\noutcome is removed (a wait on it resolves with that), and the tasks created\nafter it are removed with it, not released. A worker running the task loses\nit. Needs --yes; --dry-run lists what it would remove. Exits 4 when the task\nnamed is not in the queue.',
   options: bulkOptions({ yes: 'do it', dryRun: 'list what it would remove, change nothing' }),
   examples: [
     'rescue tasks delete 1697760001000-000000000042 --yes',
@@ -43,7 +43,8 @@ export const tasksDeleteCommand = defineEngineCommand({
       io.out(asJson ? idReport('delete', dryRun, id, asJson) : `deleted ${id}`);
       return;
     }
-    const task = await readTask(engine, id);
+    // a task held `after` another is not in the queue yet: its status has it
+    const task = (await readTask(engine, id)) ?? (await engine.status(id))?.task;
     if (task === undefined) throw notFound(id);
     if (!asJson) io.out(taskTable([task]));
     io.out(idReport('delete', dryRun, id, asJson));

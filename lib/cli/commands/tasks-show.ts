@@ -1,6 +1,7 @@
 import { systemClock } from '../../clock.js';
 import type { Engine } from '../../engine/engine.js';
 import { taskFacts, type TaskFacts } from '../../task/facts.js';
+import type { Task } from '../../task/task.js';
 import { tryParseTime } from '../../task/time.js';
 import { defineEngineCommand } from '../command.js';
 import { notFound } from '../exit.js';
@@ -14,7 +15,7 @@ export const tasksShowCommand = defineEngineCommand({
   positionals: [1, 1],
   summary: 'one task: its labels, owner, lease end, cycles, due time',
   description:
-    'Shows one task: what kind it is (claimable, owned, waiting, halted, cron,\ngate, broadcast), its owner and lease end, its cycles and circuit breaker,\nits due time or next tick, the template it came from, and every label.\nExits 4 when the queue does not have it.',
+    'Shows one task: what kind it is (claimable, owned, waiting, halted, cron,\ngate, broadcast, held), its owner and lease end, its cycles and circuit breaker,\nits due time or next tick, the template it came from, and every label.\nExits 4 when the queue does not have it.',
   check(_values, positionals) {
     taskId(positionals[0] ?? '');
   },
@@ -40,11 +41,17 @@ export const tasksShowCommand = defineEngineCommand({
       io.out(fields(factLines(facts, now)));
       io.out('');
       io.out(taskLabels(task));
+    } else if (typeof extras?.['held'] === 'object') {
+      const held = extras['held'] as { after: string; task: Task };
+      io.out(`task ${id} is held: it joins the queue when task ${held.after} completes`);
+      io.out('');
+      io.out(taskLabels(held.task));
     } else {
       io.out(`task ${id} is not in the queue any more`);
     }
     if (extras !== undefined) {
       for (const [name, value] of Object.entries(extras)) {
+        if (name === 'held') continue; // printed above
         io.out('');
         io.out(`${name}:`);
         io.out(extraLines(value));
@@ -104,6 +111,9 @@ async function statusSections(
   const sections: Record<string, unknown> = {};
   if (status.outcome !== undefined) sections['outcome'] = status.outcome;
   if (status.failure !== undefined) sections['last failed attempt'] = status.failure;
+  // a task held `after` another is not in the queue yet (readTask does not see it)
+  if (status.state === 'held' && status.task !== undefined)
+    sections['held'] = { after: status.after ?? '', task: status.task };
   return Object.keys(sections).length === 0 ? undefined : sections;
 }
 

@@ -57,6 +57,7 @@ export async function overviewPage(deps: PageDeps): Promise<Page> {
         ${card('cron templates', stats.cronTemplates, 'cron', 'cronTemplates')}
         ${card('gate templates', stats.gateTemplates, 'gate', 'gateTemplates')}
         ${card('broadcast', stats.broadcast, 'broadcast', 'broadcast')}
+        ${card('held', stats.held, 'held', 'held')}
         ${card('live workers', stats.workers, undefined, 'workers')}
       </ul>
       <section class="oldest">

@@ -17,8 +17,9 @@
   Errors   TASK_LIMIT when the task is a leaf with a root of patterns and the
            queue has as many such roots as it checks, or `after` names a task
            that holds as many tasks as it may; TASK_NOT_FOUND when `after`
-           names a task that is not in the queue and did not complete (all
-           before any write)
+           names a task that is not in the queue and did not complete;
+           TASK_CRON / TASK_GATE when `after` names a cron / gate template
+           (it never completes) (all before any write)
 ]]
 --- @include "task"
 --- @include "step"
@@ -45,7 +46,17 @@ if shape_of(task).leaf and not roots().room_for(task.root) then
 end
 
 local after = ARGV[8] or ''
-if after ~= '' and load_task(after) == nil then
+local predecessor = after ~= '' and load_task(after) or nil
+-- a template never completes: a task held after one would be held for ever
+if predecessor ~= nil and is_cron_template(predecessor) then
+  return redis.error_reply(E_TASK_CRON .. ' create: task ' .. after
+    .. ' (after) is a cron template, which never completes')
+end
+if predecessor ~= nil and is_gate_template(predecessor) then
+  return redis.error_reply(E_TASK_GATE .. ' create: task ' .. after
+    .. ' (after) is a gate template, which never completes')
+end
+if after ~= '' and predecessor == nil then
   local outcome = redis.call('HGET', K['outcomes'], after)
   if not outcome or not string.find(outcome, '"state":"completed"', 1, true) then
     return redis.error_reply(E_TASK_NOT_FOUND .. ' create: task ' .. after

@@ -1,6 +1,7 @@
 #!lua flags=allow-oom
 --[[ cycles: reset the circuit breaker of a task (docs/semantics.md §3.8): remove its
-  worker, expiry and cycles labels. No ownership check.
+  worker, expiry and cycles labels. No ownership check. Records the event
+  `reset` (with the former owner, if any).
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms
@@ -35,7 +36,12 @@ reset.core[LABEL_TOKEN] = nil
 reset.core[LABEL_CYCLES] = nil
 local ctx = new_context(tonumber(ARGV[1]))
 store_task(id, reset)
+-- one event, `reset`, whoever owned it: a halted or unowned task changes no
+-- owner, so reindex would note nothing (the reset operators use)
+ctx.quiet = true
 reindex(id, stored, reset, ctx)
+ctx.quiet = nil
+ctx.events[#ctx.events + 1] = { 'reset', id, owner_of(stored) or '' }
 finish(ctx)
 remember(ARGV[3], ctx.now, '1')
 return 1

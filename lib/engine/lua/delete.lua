@@ -24,7 +24,9 @@
 
   Returns  { result, emitted, halted }: result 1 (deleted: its outcome,
            completed, is recorded and told on the task's watch channel, and
-           the tasks held after it are released) or 2 (requeued), either way
+           the tasks held after it are released; with bypass the outcome is
+           removed, and so is that of each task held after it, which is
+           removed instead of released) or 2 (requeued), either way
            its spawned tasks are stored; emitted: children gate templates
            emitted; halted: 1 when the requeue halted the task (circuit
            breaker), else 0. The same again

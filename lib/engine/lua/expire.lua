@@ -1,7 +1,8 @@
 #!lua flags=allow-oom
 --[[ expire: one batch of retention deletions and lease revocations
   (docs/semantics.md §3.6), plus one step of the sweep for records that are not tasks,
-  and a batch of outcome records past their time (or beyond the cap).
+  one of the sweep for held tasks whose predecessor is gone or a template
+  (removed), and a batch of outcome records past their time (or beyond the cap).
   The engine calls it until it reports no more work.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
@@ -108,13 +109,43 @@ if sweep > 0 then
 end
 
 -- Kept answers of idempotent writes (include/request.lua) older than an hour
--- go, a few per call, resuming where the last call stopped.
+-- go, REQUESTS_SWEEP entries per call at most, resuming where the last call
+-- stopped: every engine instance leaves one entry per slot, so the sweep
+-- keeps up with that many new instances per expire run (about 200 a second
+-- for one Worker's expire every 5 s), and a hash smaller than it is read whole
+local REQUESTS_SWEEP = 1000
 if redis.call('EXISTS', K['requests']) == 1 then
-  local kept = redis.call('HSCAN', K['requests'], redis.call('GET', K['requests-sweep']) or '0', 'COUNT', 100)
-  redis.call('SET', K['requests-sweep'], kept[1])
-  for index = 1, #kept[2], 2 do
-    local kept_ms = tonumber(string.match(kept[2][index + 1], '^%d+|(%d+)|') or '0') or 0
-    if kept_ms < now - 3600000 then redis.call('HDEL', K['requests'], kept[2][index]) end
+  local cursor, swept = redis.call('GET', K['requests-sweep']) or '0', 0
+  repeat
+    local kept = redis.call('HSCAN', K['requests'], cursor, 'COUNT', 200)
+    cursor = kept[1]
+    for index = 1, #kept[2], 2 do
+      local kept_ms = tonumber(string.match(kept[2][index + 1], '^%d+|(%d+)|') or '0') or 0
+      if kept_ms < now - 3600000 then redis.call('HDEL', K['requests'], kept[2][index]) end
+    end
+    swept = swept + #kept[2] / 2
+  until cursor == '0' or swept >= REQUESTS_SWEEP
+  redis.call('SET', K['requests-sweep'], cursor)
+end
+
+-- Held tasks whose predecessor is gone, or is a template (it never
+-- completes: held before create refused that), are removed with the outcome
+-- removed, a few per call, resuming where the last call stopped.
+if redis.call('EXISTS', K['held']) == 1 then
+  local scanned = redis.call('HSCAN', K['held'], redis.call('GET', K['held-sweep']) or '0', 'COUNT', 100)
+  redis.call('SET', K['held-sweep'], scanned[1])
+  for index = 1, #scanned[2], 2 do
+    local follower = scanned[2][index]
+    local after = string.match(scanned[2][index + 1], '^([^%z]*)%z') or ''
+    local predecessor = after ~= '' and load_task(after) or nil
+    if predecessor == nil or is_cron_template(predecessor) or is_gate_template(predecessor) then
+      local task = take_held(follower)
+      redis.call('HDEL', K['held'], follower) -- a value take_held could not read
+      record_outcome(follower, 'removed', task, '{"error":{"message":' .. cjson.encode('removed: task ' .. after
+        .. ', which it was created after, left the queue without completing or never completes') .. '}}',
+        nil, now, tonumber(ARGV[6]), tonumber(ARGV[7]))
+      ctx.events[#ctx.events + 1] = { 'removed', follower, '' }
+    end
   end
 end
 
@@ -150,6 +181,8 @@ for _, id in ipairs(past) do
   redis.call('HDEL', K['outcomes'], id)
   redis.call('ZREM', K['outcome-expiry'], id)
 end
+-- the list of large records (include/outcome.lua keep_large) is capped: its past entries go at once
+redis.call('ZREMRANGEBYSCORE', K['outcome-large'], '-inf', '(' .. now)
 local over = redis.call('ZCARD', K['outcome-expiry']) - tonumber(ARGV[7])
 if over > 0 then
   if over > OUTCOME_BATCH then more = 1 end

@@ -6,12 +6,12 @@
   at `limit` matches; `position` says where the next page starts.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  state      claimable | owned | waiting | halted | cron | gate | broadcast | all
+  ARGV[1]  state      claimable | owned | waiting | halted | cron | gate | broadcast | held | all
   ARGV[2]  query      JSON of a query the tasks must match, '' for every task
   ARGV[3]  limit      how many tasks at most
   ARGV[4]  position   where to go on ('' to start): by state, `<pool 1-3><member>`
                       (claimable), `<member>` (halted, gate), `<score>:<id>` (owned,
-                      waiting, cron, broadcast: by score), `<HSCAN cursor>:<entries>` (all),
+                      waiting, cron, broadcast: by score), `<HSCAN cursor>:<entries>` (all, held),
                       `m<id>` (any state: the tasks listed under an exact value of a
                       meta key the query asks, where they are fewer than the state's)
   ARGV[5]  budget     how many index entries to read at most
@@ -121,14 +121,17 @@ end
 -- every record, by HSCAN steps; `<cursor>:<entries>` resumes a step that
 -- filled the page after that many of its entries (a step from the same cursor
 -- gives the same entries while the hash is not resized)
-local function by_scan(at)
+-- (`held`: the held tasks, whose values are `<after>\0<due>\0<record>`)
+local function by_scan(at, key)
   local cursor, skip = string.match(at, '^(%d+):(%d+)$')
   cursor, skip = cursor or '0', tonumber(skip) or 0
   repeat
-    local reply = redis.call('HSCAN', K['tasks'], cursor, 'COUNT', batch_size())
+    local reply = redis.call('HSCAN', key, cursor, 'COUNT', batch_size())
     local entries = reply[2]
     for index = skip * 2 + 1, #entries, 2 do
-      consider(entries[index], entries[index + 1], decode_scanned)
+      local json = entries[index + 1]
+      if key == K['held'] then json = string.match(json, '^[^%z]*%z[^%z]*%z(.*)$') end
+      consider(entries[index], json, decode_scanned)
       if full() and index + 1 < #entries then return cursor .. ':' .. ((index + 1) / 2) end
     end
     cursor, skip = reply[1], 0
@@ -156,6 +159,7 @@ local function in_state(id)
 end
 local function state_size()
   if state == 'all' then return redis.call('HLEN', K['tasks']) end
+  if state == 'held' then return redis.call('HLEN', K['held']) end
   local size = state == 'claimable' and redis.call('HLEN', K['targets']) or 0
   for _, key in ipairs(state_sets[state] or {}) do size = size + redis.call('ZCARD', key) end
   return size
@@ -186,7 +190,8 @@ end
 -- listed under it when they are fewer than the state's (oldest first, in
 -- every state); a walk begun so that can no longer go on starts again
 local listed, listed_count = nil, nil
-if query ~= nil then listed, listed_count = roots().listed_pair(query.meta) end
+-- (held tasks are not listed: they are not stored tasks yet)
+if query ~= nil and state ~= 'held' then listed, listed_count = roots().listed_pair(query.meta) end
 local by_id = string.sub(position, 1, 1) == 'm'
 if by_id and listed == nil then position = '' end
 if listed ~= nil and not by_id and (position ~= '' or listed_count > state_size()) then listed = nil end
@@ -220,7 +225,9 @@ elseif state == 'cron' then
 elseif state == 'broadcast' then
   next_position = by_score(K['broadcast'], position)
 elseif state == 'all' then
-  next_position = by_scan(position)
+  next_position = by_scan(position, K['tasks'])
+elseif state == 'held' then
+  next_position = by_scan(position, K['held'])
 end
 found[1] = next_position or ''
 found[2] = tostring(read)

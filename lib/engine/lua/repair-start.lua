@@ -7,8 +7,8 @@
   Kept: the records (tasks), the counters (sequence, claims), the kept
   answers of idempotent writes (requests, requests-sweep), the filters the
   queue knows (filters, filter-seen; their pools go and are made anew), the
-  sweep cursor, the events stream (tail's history), the outcomes and failed
-  attempts, and the meta keys engines declared (meta-indexes), which jobs
+  sweep cursor, the events stream (tail's history), the outcomes (and outcome-large) and failed
+  attempts, the held tasks (held, followers, held-sweep), and the meta keys engines declared (meta-indexes), which jobs
   list anew (include/roots.lua). spec/engine/repair.spec.ts checks that this
   list and the one below name every key of lib/engine/keys.ts.
 

@@ -15,7 +15,7 @@
                      most: the oldest `any` ones and the first `uni` ones
 
   Returns  JSON { tasks, claimable, owned, waiting, due, halted, cron, gate,
-           broadcast, oldest (an id, or false), owner_count, owners (flat
+           broadcast, held, oldest (an id, or false), owner_count, owners (flat
            worker, count, ...), checked, unmatched (ids of the checked
            tasks no live worker's labels match, oldest first) }
   Errors   none
@@ -123,6 +123,7 @@ return cjson.encode({
   cron = redis.call('ZCARD', K['templates']),
   gate = redis.call('ZCARD', K['gate-templates']),
   broadcast = redis.call('ZCARD', K['broadcast']),
+  held = redis.call('HLEN', K['held']),
   oldest = oldest or false,
   owner_count = redis.call('HLEN', K['owners']),
   owners = owners,

@@ -1,5 +1,7 @@
 -- delete: steps 2 to 7 of docs/semantics.md §3.3 as one function, and the outcome of
--- a task it deletes. Needs the task, has, index and outcome includes.
+-- a task it deletes: completed, or removed when the copy has bypass (an
+-- operator's delete: its followers are removed too, not released). Needs
+-- the task, has, index and outcome includes.
 --
 -- request.now        the engine's clock, ms
 -- request.id         the copy's object id
@@ -134,6 +136,13 @@ local function delete(request, ctx)
   -- Step 2: load.
   local stored = load_task(id)
   if stored == nil then
+    -- a held task (created `after` another) an operator removes: out of the hold
+    local held = request.bypass and take_held(id) or nil
+    if held ~= nil then
+      record_outcome(id, 'removed', held, REMOVED_FIELDS, nil, request.now, request.retention, request.outcome_most)
+      ctx.events[#ctx.events + 1] = { 'removed', id, '' }
+      return 1
+    end
     return redis.error_reply(E_TASK_NOT_FOUND .. ' delete: task ' .. id .. ' is not in the queue')
   end
 
@@ -214,6 +223,20 @@ local function delete(request, ctx)
   local current = stored
   if touched[id] then current = load_task(id) end
   ctx.finished = id
+  if request.bypass then
+    -- bypass: an operator's delete removes, it does not complete; what is
+    -- held after the task goes with it, and so do their waiters' hopes
+    for _, follower in ipairs(remove_followers(id, request.now, request.retention, request.outcome_most)) do
+      ctx.events[#ctx.events + 1] = { 'removed', follower, '' }
+    end
+    ctx.op = 'remove'
+    if current ~= nil then remove_task(id, current, ctx) end
+    ctx.op = 'delete'
+    ctx.finished = nil
+    record_outcome(id, 'removed', stored, request.outcome or REMOVED_FIELDS, children, request.now,
+      request.retention, request.outcome_most)
+    return 1
+  end
   release_followers(id, ctx)
   if current ~= nil then remove_task(id, current, ctx) end
   ctx.finished = nil

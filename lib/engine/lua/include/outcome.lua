@@ -1,6 +1,6 @@
 -- outcome: what became of a task that finished: completed (deleted by its
 -- owner), failed or timeout (halted by the circuit breaker after a failed
--- attempt), cancelled. A record in `outcomes`, kept until its score in
+-- attempt), cancelled, removed (deleted with bypass: an operator's delete). A record in `outcomes`, kept until its score in
 -- `outcome-expiry` (trimmed by expire, a batch at a time) and capped in count;
 -- and a message on the task's watch channel, `{"o": <outcome>}`, for those who
 -- wait for it. Needs the task and owners includes.
@@ -19,8 +19,33 @@ local function outcome_json(id, state, task, now, fields, children)
   return table.concat(parts)
 end
 
+-- OUTCOME_LARGE_BYTES, OUTCOME_LARGE_MOST: records larger than this (a big
+-- result or log) are capped in count on their own too, so what the records
+-- hold stays bounded in bytes: about `most` x 4 KiB plus 200 of the largest
+-- a handler can make (a 64 KiB result, 100 log lines of 1,000 characters)
+local OUTCOME_LARGE_BYTES = 4096
+local OUTCOME_LARGE_MOST = 200
+
+-- keep_large lists a large record in `outcome-large` (score: when it goes)
+-- and drops the oldest beyond the cap, a few per record written (expire
+-- drops those past their time); an entry whose record became small again
+-- (a later outcome of the same id) leaves the record alone
+local function keep_large(id, expiry_ms)
+  redis.call('ZADD', K['outcome-large'], expiry_ms, id)
+  local over = redis.call('ZCARD', K['outcome-large']) - OUTCOME_LARGE_MOST
+  if over <= 0 then return end
+  local popped = redis.call('ZPOPMIN', K['outcome-large'], math.min(over, 4))
+  for index = 1, #popped, 2 do
+    if redis.call('HSTRLEN', K['outcomes'], popped[index]) > OUTCOME_LARGE_BYTES then
+      redis.call('HDEL', K['outcomes'], popped[index])
+      redis.call('ZREM', K['outcome-expiry'], popped[index])
+    end
+  end
+end
+
 -- record_outcome keeps an outcome for `retention` ms (0: not kept), at most
--- `most` records, and tells the task's waiters; written only when kept or heard
+-- `most` records (and OUTCOME_LARGE_MOST large ones), and tells the task's
+-- waiters; written only when kept or heard
 local function record_outcome(id, state, task, fields, children, now, retention, most)
   local kept = retention > 0 and most > 0
   local heard = watched(id)
@@ -28,6 +53,7 @@ local function record_outcome(id, state, task, fields, children, now, retention,
   if kept then
     redis.call('HSET', K['outcomes'], id, json)
     redis.call('ZADD', K['outcome-expiry'], now + retention, id)
+    if #json > OUTCOME_LARGE_BYTES then keep_large(id, now + retention) end
     local over = redis.call('ZCARD', K['outcome-expiry']) - most
     if over > 0 then
       -- the records that would go first go now; a few per record written
@@ -68,13 +94,33 @@ local function take_held(follower)
   return decode_stored(follower, json or ''), tonumber(due or '')
 end
 
--- cancel_followers: the tasks held after a task that was cancelled are cancelled too
-local function cancel_followers(id, now, retention, most)
-  local fields = '{"error":{"message":"cancelled with task ' .. id .. ', which it was created after","code":"'
-    .. E_TASK_CANCELLED .. '"}}'
+-- end_followers: the tasks held after a task that was cancelled or removed
+-- end with it, in the same state (`fields` says why); returns their ids
+local function end_followers(id, state, fields, now, retention, most)
+  local ended = {}
   for _, member in ipairs(followers_of(id)) do
     local follower = string.sub(member, #id + 2)
     local task = take_held(follower)
-    record_outcome(follower, 'cancelled', task, fields, nil, now, retention, most)
+    record_outcome(follower, state, task, fields, nil, now, retention, most)
+    ended[#ended + 1] = follower
   end
+  return ended
+end
+
+-- cancel_followers: the tasks held after a task that was cancelled are cancelled too
+local function cancel_followers(id, now, retention, most)
+  end_followers(id, 'cancelled', '{"error":{"message":"cancelled with task ' .. id
+    .. ', which it was created after","code":"' .. E_TASK_CANCELLED .. '"}}', now, retention, most)
+end
+
+-- REMOVED_FIELDS: why a task deleted with bypass (an operator's delete) has
+-- the outcome removed; it did not complete
+local REMOVED_FIELDS = '{"error":{"message":"removed: deleted with bypass, not completed"}}'
+
+-- remove_followers: the tasks held after a task deleted with bypass are
+-- removed with it (as River's workflows cancel the dependents of a deleted
+-- task): nothing they waited for completed; returns their ids
+local function remove_followers(id, now, retention, most)
+  return end_followers(id, 'removed', '{"error":{"message":"removed with task ' .. id
+    .. ', which it was created after; it did not complete"}}', now, retention, most)
 end

@@ -6,7 +6,7 @@
 -- ctx.owners      changes of the owners counts not yet written (see finish)
 -- ctx.claimable   tasks that became claimable: { target, filter_ids } each
 -- ctx.events      events for the `events` stream (note_event), written by finish
--- ctx.op          'delete', 'expire' or nil: what the script does (note_event)
+-- ctx.op          'delete', 'remove' (a delete with bypass), 'expire' or nil: what the script does (note_event)
 -- ctx.quiet       true: no events (repair indexes every task anew)
 -- ctx.untailed    true: the script saw that the events stream does not exist (read_plain)
 -- ctx.halted      stored tasks the circuit breaker came to hold (reported to the engine's metrics)

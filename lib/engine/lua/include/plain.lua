@@ -15,7 +15,7 @@
 
 -- plain_delete: delete() for a plain task the copy owns; nil when not plain
 local function plain_delete(request, ctx)
-  if request.requeue or request.gate ~= nil or request.children ~= nil
+  if request.requeue or request.bypass or request.gate ~= nil or request.children ~= nil
     or (request.root_id ~= nil and request.sync ~= nil) then
     return nil
   end
