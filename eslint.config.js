@@ -7,7 +7,15 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'coverage/', 'node_modules/', '.scratch/', '.dist-*/', 'site/', 'examples/.out/'],
+    ignores: [
+      'dist/',
+      'coverage/',
+      'node_modules/',
+      '.scratch/',
+      '.dist-*/',
+      'site/',
+      'examples/.out/',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,

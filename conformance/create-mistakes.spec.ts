@@ -166,7 +166,7 @@ describe('create: mistakes fail loudly and write nothing', () => {
     await expectUnchanged(q.redis, q.prefix, async () => {
       await expect(eon.delete(copy)).rejects.toThrow(
         new TaskCronError(
-          `delete: the copy's cron "${Label.Defer}" is not a duration: "5 minuts": a @defer duration is "unit", "1 unit" or "N units" (e.g. "2 hours") with a unit minute, hour, day, week or month; did you mean "5 minutes"?`,
+          `delete: the copy's cron "${Label.Defer}" is not a duration: "5 minuts": a @defer duration is "unit", "1 unit" or "N units" (e.g. "2 hours") with a unit second, minute, hour, day, week or month; did you mean "5 minutes"?`,
         ),
       );
     });
