@@ -129,6 +129,17 @@ describe('the dashboard over HTTP', () => {
     expect((await client.page('/task/*')).status).toBe(404);
   });
 
+  it('shows a task held after another with the task it waits for and its labels', async () => {
+    const engine = queue().live('dash');
+    const first = await engine.create({ meta: { step: 'first' } });
+    const held = await engine.create({ meta: { step: 'second' } }, { after: idOf(first) });
+    const page = await new Client(dashboard(engine)).page(`/task/${idOf(held)}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('data-kind="held"');
+    expect(page.text).toContain(`href="/task/${idOf(first)}"`);
+    expect(page.text).toContain('second');
+  });
+
   it('shows cron templates with their ticks and gate templates with their keys', async () => {
     const engine = queue().live('dash');
     const cron = await engine.create({

@@ -3,6 +3,7 @@
 // keys; the gates a trigger counts toward), its seven maps, and the actions.
 import { idOf, taskFacts, type TaskFacts } from '../../task/facts.js';
 import { Gate, Label } from '../../task/label.js';
+import { isObjectId } from '../../task/object-id.js';
 import { contextOf } from '../../engine/handle.js';
 import { readChildren, readTaskById } from '../../engine/read.js';
 import type { Task } from '../../task/task.js';
@@ -34,7 +35,9 @@ export function readTask(deps: PageDeps, id: string): Promise<Task | undefined> 
 export async function taskPage(deps: PageDeps, id: string, done?: string): Promise<Page> {
   const { context } = deps;
   const task = await readTask(deps, id);
-  if (task === undefined)
+  if (task === undefined) {
+    const held = await heldPage(deps, id);
+    if (held !== undefined) return held;
     return {
       name: 'tasks',
       title: 'Task not found',
@@ -43,6 +46,7 @@ export async function taskPage(deps: PageDeps, id: string, done?: string): Promi
         ${notice('info', 'There is no such task (any more): it was completed, deleted or never existed.')}
         <p><a href="${tasksPath(context, 'all')}">All tasks</a></p>`,
     };
+  }
   const facts = taskFacts(task, context.now);
   const message = done === undefined ? undefined : doneMessages[done];
   return {
@@ -84,6 +88,36 @@ export async function taskPage(deps: PageDeps, id: string, done?: string): Promi
       <section>
         <h2>Labels</h2>
         ${allMaps(task)}
+      </section>
+    `,
+  };
+}
+
+/**
+ * heldPage: the page of a task created `after` another, which is not in the
+ * queue until that one completes (its record is the held entry, read by
+ * status); undefined when the id is not held.
+ */
+async function heldPage(deps: PageDeps, id: string): Promise<Page | undefined> {
+  const { context } = deps;
+  const status = isObjectId(id) ? await deps.engine.status(id) : undefined;
+  if (status?.state !== 'held' || status.task === undefined) return undefined;
+  const after = status.after ?? '';
+  return {
+    name: 'tasks',
+    title: `Task ${id}`,
+    content: html`
+      <h1>
+        Task <code>${id}</code>
+        <span class="kind held" data-kind="held">held</span>
+      </h1>
+      <p data-relation="after">
+        Held: it joins the queue when the task
+        <a href="${taskPath(context, after)}"><code>${after}</code></a> completes.
+      </p>
+      <section>
+        <h2>Labels</h2>
+        ${allMaps(status.task)}
       </section>
     `,
   };
