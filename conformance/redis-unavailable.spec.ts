@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Engine } from '../lib/engine/engine.js';
 import { RedisUnavailableError } from '../lib/errors.js';
 import { Label } from '../lib/task/label.js';
-import { outageProxy, type OutageProxy } from './harness/outage.js';
+import { elapsed } from './harness/outage.js';
 import { unusedPort } from './harness/ports.js';
-import { harnessMode, redisUrl } from './harness/redis.js';
-import { idOf, within } from './harness/worker.js';
+import { within } from './harness/worker.js';
 
 // Without Redis every call rejects with RedisUnavailableError within the
 // engine's connectTimeout (measured from the call, or from the moment the
@@ -14,17 +13,6 @@ import { idOf, within } from './harness/worker.js';
 
 /** How much later than connectTimeout a call may reject: timers and a loaded machine. */
 const slackMs = 1_500;
-
-/** elapsed runs the call and says how it ended and after how many ms. */
-async function elapsed(call: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
-  const started = performance.now();
-  try {
-    await call();
-    return { error: undefined, ms: performance.now() - started };
-  } catch (error) {
-    return { error, ms: performance.now() - started };
-  }
-}
 
 /** Every engine call, with arguments that would be valid against a live Redis. */
 function everyCall(engine: Engine): Record<string, () => Promise<unknown>> {
@@ -51,8 +39,6 @@ function everyCall(engine: Engine): Record<string, () => Promise<unknown>> {
     doctor: () => engine.doctor(),
   };
 }
-
-const single = harnessMode() === 'single' ? describe : describe.skip;
 
 describe('an engine whose Redis cannot be reached', () => {
   it('rejects every call with RedisUnavailableError, its cause the refused connection, within connectTimeout', async () => {
@@ -99,50 +85,5 @@ describe('an engine whose Redis cannot be reached', () => {
   it('rejects a connectTimeout that is not a positive integer of ms', () => {
     for (const connectTimeout of [0, -1, 1.5, '5000', 2 ** 31])
       expect(() => new Engine({ connectTimeout: connectTimeout as number })).toThrow(TypeError);
-  });
-});
-
-single('an engine whose network to Redis goes away', () => {
-  let proxy: OutageProxy;
-  let engine: Engine;
-  let watcher: Engine;
-  const queue = `test-${randomUUID()}`;
-
-  beforeEach(async () => {
-    proxy = await outageProxy(redisUrl());
-    engine = new Engine({ redis: proxy.url, queue, worker: 'eon', connectTimeout: 400 });
-    watcher = new Engine({ redis: redisUrl(), queue, worker: 'etw' });
-  });
-
-  afterEach(async () => {
-    await engine.close();
-    await watcher.close();
-    await proxy.close();
-  });
-
-  it('rejects calls under way and new ones within connectTimeout; those not sent never run when it is back', async () => {
-    const first = await engine.create({ meta: { k: 'before' } });
-    const waiting = engine.wait(idOf(first));
-    waiting.catch(() => {}); // looked at below
-    proxy.cut(); // a black hole: connections are accepted and hear nothing
-    const ended = await within(
-      Promise.all([
-        elapsed(() => engine.create({ meta: { k: 'during' } })),
-        elapsed(() => engine.stats()),
-        elapsed(() => engine.status(idOf(first))),
-      ]),
-      10_000,
-      'the calls during the outage ended',
-    );
-    for (const { error, ms } of ended) {
-      expect(error).toBeInstanceOf(RedisUnavailableError);
-      expect(ms).toBeLessThan(400 + slackMs);
-    }
-    proxy.restore();
-    // the same engine works again once the network is back
-    const after = await within(engine.create({ meta: { k: 'after' } }), 10_000, 'a create after');
-    const kept = await watcher.lister({ meta: { k: '*' } });
-    expect(kept.map((task) => task.meta?.['k']).sort()).toEqual(['after', 'before']);
-    expect(idOf(after)).not.toBe(idOf(first));
   });
 });

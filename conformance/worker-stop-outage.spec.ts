@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Engine } from '../lib/engine/engine.js';
 import { Worker } from '../lib/worker/worker.js';
 import { outageProxy, type OutageProxy } from './harness/outage.js';
-import { harnessMode, redisUrl } from './harness/redis.js';
+import { redisUrl } from './harness/redis.js';
 import { aborted, signal, within } from './harness/worker.js';
 
 // worker.stop() during a Redis outage ends within stopTimeout + 2 x the
@@ -14,9 +14,7 @@ import { aborted, signal, within } from './harness/worker.js';
 /** Timers and a loaded machine. */
 const slackMs = 1_500;
 
-const single = harnessMode() === 'single' ? describe : describe.skip;
-
-single('Worker.stop() while Redis cannot be reached', () => {
+describe('Worker.stop() while Redis cannot be reached', () => {
   let proxy: OutageProxy;
   let engine: Engine;
   let producer: Engine;

@@ -17,6 +17,10 @@ export const excluded = {
       'a TCP proxy in front of one server drops replies; a Cluster client learns the real node addresses from CLUSTER SLOTS and goes around it',
     'metrics-replay.spec.ts':
       'a TCP proxy in front of one server drops replies (as idempotent-writes.spec.ts)',
+    'redis-outage.spec.ts':
+      'a TCP proxy in front of one server cuts the network (as idempotent-writes.spec.ts)',
+    'worker-stop-outage.spec.ts':
+      'a TCP proxy in front of one server cuts the network (as idempotent-writes.spec.ts)',
   },
   acl: {
     'cluster-failover.spec.ts': 'starts a Redis Cluster of its own: runs in the default mode',

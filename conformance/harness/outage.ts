@@ -56,3 +56,16 @@ export async function outageProxy(target: string): Promise<OutageProxy> {
     },
   };
 }
+
+/** elapsed runs the call and says how it ended and after how many ms. */
+export async function elapsed(
+  call: () => Promise<unknown>,
+): Promise<{ error: unknown; ms: number }> {
+  const started = performance.now();
+  try {
+    await call();
+    return { error: undefined, ms: performance.now() - started };
+  } catch (error) {
+    return { error, ms: performance.now() - started };
+  }
+}
