@@ -23,7 +23,8 @@ try {
   const queues = ['mail', 'images', 'reports'];
   const engines = queues.map((queue) => new Engine({ redis: cluster, queue }));
   const workers = engines.map(
-    (engine) => new Worker(engine, [{ filter: () => true, ensure: async (task) => task.meta }]),
+    (engine) =>
+      new Worker(engine, [{ filter: () => true, ensure: (task) => Promise.resolve(task.meta) }]),
   );
   await Promise.all(workers.map((worker) => worker.start()));
 
