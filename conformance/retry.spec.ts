@@ -39,7 +39,11 @@ function failing(
   return handler;
 }
 
-describe('retry: UnrecoverableError', () => {
+/**
+ * useRetryQueue: a queue on the test clock and `start`, which starts a Worker
+ * (no background loops, a short poll) that the test's end stops.
+ */
+function useRetryQueue() {
   const queue = useQueue('2023-10-20T00:00:01Z');
   const workers: Worker[] = [];
   afterEach(async () => {
@@ -55,6 +59,11 @@ describe('retry: UnrecoverableError', () => {
     await worker.start();
     return worker;
   };
+  return { queue, start };
+}
+
+describe('retry: UnrecoverableError', () => {
+  const { queue, start } = useRetryQueue();
 
   it('halts the task at once with outcome failed and the error, and runs it no more', async () => {
     const q = queue();
@@ -112,21 +121,7 @@ describe('retry: UnrecoverableError', () => {
 });
 
 describe('retry: policies', () => {
-  const queue = useQueue('2023-10-20T00:00:01Z');
-  const workers: Worker[] = [];
-  afterEach(async () => {
-    await Promise.all(workers.splice(0).map((worker) => worker.stop()));
-  });
-  const start = async (engine: Engine, handlers: Handler[], options: WorkerOptions = {}) => {
-    const worker = new Worker(engine, handlers, {
-      background: false,
-      pollInterval: 100,
-      ...options,
-    });
-    workers.push(worker);
-    await worker.start();
-    return worker;
-  };
+  const { queue, start } = useRetryQueue();
 
   it('without a policy leaves a failed task owned until its lease ends, as the Go original', async () => {
     const q = queue();
