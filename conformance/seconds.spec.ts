@@ -2,17 +2,12 @@ import type { Engine } from '../lib/engine/engine.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { useQueue } from './harness/queue.js';
+import { idOf } from './harness/worker.js';
 
 // Seconds in the interval language wherever a duration or an
 // interval is taken: @every (intervals and six-field cron) and @defer.
 
 const everything: Task = { meta: { '*': '*' } };
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('the task has no object id');
-  return id;
-}
 
 async function stored(engine: Engine, id: string): Promise<Task | undefined> {
   return (await engine.lister(everything)).find((task) => task.core?.[Label.Object] === id);
