@@ -6,6 +6,7 @@ import { ReplicaTimeoutError } from '../lib/errors.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { startRedisServer, type RedisServer } from '../lib/testing/redis-server.js';
+import { replicate } from '../lib/testing/replication.js';
 import { monitorNode } from './harness/monitor.js';
 
 // The `durability` engine option: with 'replica' a write is acknowledged only
@@ -16,18 +17,7 @@ import { monitorNode } from './harness/monitor.js';
 async function startPair(): Promise<{ primary: RedisServer; replica: RedisServer }> {
   const primary = await startRedisServer({ env: {} });
   const replica = await startRedisServer({ env: {} });
-  const admin = new Redis(replica.url);
-  try {
-    await admin.call('REPLICAOF', primary.host, String(primary.port));
-    for (let tries = 0; ; tries++) {
-      const info = await admin.info('replication');
-      if (/master_link_status:up/.test(info)) break;
-      if (tries > 200) throw new Error('the replica did not sync');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  } finally {
-    admin.disconnect();
-  }
+  await replicate(replica, primary);
   return { primary, replica };
 }
 

@@ -3,10 +3,9 @@
 // primary and a replica attached directly on loopback; creates one after
 // another (the latency each call pays) and with 64 in flight (throughput),
 // with durability 'primary' and 'replica'.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { Engine } from '../../dist/index.js';
-import { startRedisServer } from '../../dist/testing/index.js';
+import { replicate, startRedisServer } from '../../dist/testing/index.js';
 import { inParallel, machineFacts } from './lib/setup.js';
 import { number, table } from './lib/report.js';
 
@@ -15,8 +14,7 @@ const concurrent = 20_000;
 const primary = await startRedisServer({ env: {} });
 const replica = await startRedisServer({ env: {} });
 const admin = new Redis(replica.url);
-await admin.call('REPLICAOF', primary.host, String(primary.port));
-while (!/master_link_status:up/.test(await admin.info('replication'))) await sleep(20);
+await replicate(replica, primary);
 const version = /redis_version:(\S+)/.exec(await admin.info('server'))?.[1] ?? 'unknown';
 
 const rows = [];
