@@ -21,7 +21,9 @@ export async function replicate(
     const deadline = performance.now() + timeoutMs;
     while (!/master_link_status:up/.test(await admin.info('replication'))) {
       if (performance.now() > deadline) {
-        throw new Error(`${replica.url} did not finish syncing with ${primary.url} in ${timeoutMs} ms`);
+        throw new Error(
+          `${replica.url} did not finish syncing with ${primary.url} in ${timeoutMs} ms`,
+        );
       }
       await sleep(20);
     }
