@@ -104,4 +104,55 @@ describe('engine scripts', () => {
     const script = assembleScript('twice', '--- @include "has"\n--- @include "has"');
     expect(script.source.match(/-- file: include\/has\.lua/g)).toHaveLength(1);
   });
+  describe('includes that include others', () => {
+    const files: Record<string, string> = {
+      'include/base.lua': 'local function base() return 1 end',
+      'include/left.lua': '--- @include "base"\nlocal function left() return base() end',
+      'include/right.lua': '--- @include "base"\nlocal function right() return base() end',
+      'include/both.lua': '--- @include "left"\n--- @include "right"\nlocal function both() end',
+      'include/loop-a.lua': '--- @include "loop-b"',
+      'include/loop-b.lua': '--- @include "loop-a"',
+      'include/lost.lua': 'local x = 1\n--- @include "nowhere"',
+    };
+    const read = (file: string) => {
+      const text = files[file];
+      if (text === undefined) throw new Error(`no ${file}`);
+      return text;
+    };
+    /** The functions the script defines, in the order it defines them. */
+    const order = (source: string) =>
+      [...source.matchAll(/^local function ([a-z]+)\(/gm)].map((match) => match[1]);
+
+    it('puts what an include names before it, each file once', () => {
+      const script = assembleScript(
+        'nested',
+        '--- @include "both"\nreturn both()',
+        undefined,
+        read,
+      );
+      expect(order(script.source)).toEqual(['base', 'left', 'right', 'both']);
+    });
+
+    it('skips an include the script named before', () => {
+      const script = assembleScript(
+        'nested',
+        '--- @include "right"\n--- @include "both"',
+        undefined,
+        read,
+      );
+      expect(order(script.source)).toEqual(['base', 'right', 'left', 'both']);
+    });
+
+    it('refuses a cycle and names it', () => {
+      expect(() => assembleScript('cycle', '--- @include "loop-a"', undefined, read)).toThrow(
+        'include/loop-a.lua: includes form a cycle (loop-a → loop-b → loop-a)',
+      );
+    });
+
+    it('names the include and line that ask for a missing file', () => {
+      expect(() => assembleScript('lost', '--- @include "lost"', undefined, read)).toThrow(
+        'include/lost.lua line 2: include "nowhere" not found (lib/engine/lua/include/nowhere.lua)',
+      );
+    });
+  });
 });

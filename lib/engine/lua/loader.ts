@@ -59,19 +59,24 @@ export function stepMicros(stepTimeMs: number): number {
 /**
  * loadScript reads `<name>.lua` of this folder (lib/embedded.ts) and assembles it: an
  * optional `#!lua` shebang line stays first, then the generated prelude, then
- * each `--- @include "x"` replaced by `include/x.lua` (at most once per script,
- * no nesting), marked with a `-- file:` comment so Lua line numbers can be
- * traced back.
+ * each `--- @include "x"` replaced by `include/x.lua` (at most once per script;
+ * an include names the includes it needs the same way, and they come before
+ * it), marked with a `-- file:` comment so Lua line numbers can be traced
+ * back.
  */
 export function loadScript(name: string, variant: ScriptVariant = defaultVariant): LoadedScript {
   return assembleScript(name, readLua(`${name}.lua`), variant);
 }
 
-/** assembleScript assembles a script body the way loadScript does (tests use it for test-only scripts). */
+/**
+ * assembleScript assembles a script body the way loadScript does (tests use
+ * it for test-only scripts; `read` gives them include files of their own).
+ */
 export function assembleScript(
   name: string,
   body: string,
   variant: ScriptVariant = defaultVariant,
+  read: (file: string) => string = readLua,
 ): LoadedScript {
   const lines = body.split('\n');
   const shebang = lines[0]?.startsWith('#!lua') === true ? lines.shift() : undefined;
@@ -79,21 +84,11 @@ export function assembleScript(
   const assembled = lines.map((line, index) => {
     const match = includePattern.exec(line);
     if (match === null) return line;
-    const include = match[1] ?? '';
-    if (included.has(include)) return `-- (include/${include}.lua already included)`;
-    included.add(include);
-    let text: string;
-    try {
-      text = readLua(`include/${include}.lua`);
-    } catch {
-      throw new Error(
-        `${name}.lua line ${index + 1}: include "${include}" not found (lib/engine/lua/include/${include}.lua)`,
-      );
-    }
-    if (text.split('\n').some((line) => includePattern.test(line))) {
-      throw new Error(`include/${include}.lua: includes do not nest`);
-    }
-    return `-- file: include/${include}.lua\n${text}\n-- file: ${name}.lua`;
+    return expandInclude(
+      match[1] ?? '',
+      { stack: [], included, read, script: name },
+      `${name}.lua line ${index + 1}`,
+    );
   });
   const finish = (text: string) => inlineKeys(name, inlineConstants(text, variant));
   const source = finish(
@@ -108,6 +103,50 @@ export function assembleScript(
     finish(assembled.slice(split).join('\n')),
   );
   return { name, source, sha, writes: !flags.includes('no-writes'), library };
+}
+
+/** What expandInclude carries down the includes of one script. */
+interface Expansion {
+  /** The chain of includes being expanded, outermost first. */
+  readonly stack: readonly string[];
+  /** The includes already in the script: each file at most once. */
+  readonly included: Set<string>;
+  readonly read: (file: string) => string;
+  readonly script: string;
+}
+
+/**
+ * expandInclude returns `include/<include>.lua` with its own includes
+ * expanded first, in the order it names them, each file at most once per
+ * script; a file that includes itself through others is an error naming the
+ * chain.
+ */
+function expandInclude(include: string, expansion: Expansion, where: string): string {
+  const { stack, included, read, script } = expansion;
+  if (stack.includes(include)) {
+    throw new Error(
+      `include/${include}.lua: includes form a cycle (${[...stack, include].join(' → ')})`,
+    );
+  }
+  if (included.has(include)) return `-- (include/${include}.lua already included)`;
+  let text: string;
+  try {
+    text = read(`include/${include}.lua`);
+  } catch {
+    throw new Error(
+      `${where}: include "${include}" not found (lib/engine/lua/include/${include}.lua)`,
+    );
+  }
+  const inner = { ...expansion, stack: [...stack, include] };
+  const lines = text.split('\n').map((line, index) => {
+    const match = includePattern.exec(line);
+    if (match === null) return line;
+    return expandInclude(match[1] ?? '', inner, `include/${include}.lua line ${index + 1}`);
+  });
+  // added once its own includes are in: they come before it
+  included.add(include);
+  const back = stack.length === 0 ? `${script}.lua` : `include/${stack.at(-1) ?? ''}.lua`;
+  return `-- file: include/${include}.lua\n${lines.join('\n')}\n-- file: ${back}`;
 }
 
 /** The flags of a `#!lua flags=a,b` shebang. */
