@@ -93,7 +93,11 @@ describe('the public entry', () => {
     expect(typeof api.createDashboard).toBe('function');
   });
 
-  it('exports the embedded Redis and Redis Cluster launchers from rescue-engine/testing', () => {
-    expect(Object.keys(testing).sort()).toEqual(['startRedisCluster', 'startRedisServer']);
+  it('exports the embedded Redis and Redis Cluster launchers and replicate from rescue-engine/testing', () => {
+    expect(Object.keys(testing).sort()).toEqual([
+      'replicate',
+      'startRedisCluster',
+      'startRedisServer',
+    ]);
   });
 });
