@@ -21,6 +21,7 @@
            TASK_CRON / TASK_GATE when `after` names a cron / gate template
            (it never completes) (all before any write)
 ]]
+--- @include "features"
 --- @include "task"
 --- @include "step"
 --- @include "request"
@@ -77,6 +78,7 @@ if after ~= '' then
   -- held until `after` completes (include/outcome.lua release_followers)
   redis.call('HSET', K['held'], id, after .. '\0' .. ARGV[3] .. '\0' .. encode_stored(task))
   redis.call('ZADD', K['followers'], 0, after .. '\0' .. id)
+  use_feature('followers')
   remember(ARGV[7], now, id)
   return id
 end
