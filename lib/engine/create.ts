@@ -43,7 +43,8 @@ export async function createTask(
   // so the task is encoded again when they did
   const end = beginCreate(context, stored);
   const [, ...rest] = args;
-  const lean = after === '' && leanCreatable(stored, args);
+  // a unique task (option `unique`) is checked by the general path only
+  const lean = after === '' && !hasOption(options, 'unique') && leanCreatable(stored, args);
   let id: string;
   try {
     id = (await runRequest(context, 'create', (request) =>
@@ -111,6 +112,10 @@ export function layoutArg(context: EngineContext): string {
 export function splitRequest(request: string): [string, string] {
   const colon = request.lastIndexOf(':');
   return [request.slice(0, colon), request.slice(colon + 1)];
+}
+
+function hasOption(options: unknown, name: string): boolean {
+  return typeof options === 'object' && options !== null && name in options;
 }
 
 function readAfter(options: unknown): string {
