@@ -1,3 +1,6 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { Worker } from '../lib/worker/worker.js';
@@ -67,6 +70,39 @@ describe('rescue tasks', () => {
     });
     expect(stored.find((task) => idOf(task) === idOf(fromJson))).toEqual(fromJson);
     expect(fromJson.sync).toEqual({ s: '1' });
+  });
+
+  it('create --file stores the tasks of an NDJSON file in order; a rejected line stores none (exit 1)', async () => {
+    const engine = queue().engine();
+    const folder = await mkdtemp(join(tmpdir(), 'rescue-cli-'));
+    const good = join(folder, 'good.ndjson');
+    await writeFile(
+      good,
+      '{"meta":{"n":"1"}}\n\n{"meta":{"n":"2"},"core":{"task.rescue.io/cancel":"2"}}\n',
+    );
+    const bad = join(folder, 'bad.ndjson');
+    await writeFile(bad, '{"meta":{"n":"3"}}\n{"meta":{}}\n');
+    const notJson = join(folder, 'not-json.ndjson');
+    await writeFile(notJson, '{"meta":{"n":"4"}}\n{meta\n');
+
+    const created = await rescue(['tasks', 'create', ...q(), '--file', good]);
+    expect(created.code).toBe(0);
+    const ids = [...created.stdout.matchAll(/^created (\d{13}-\d{12})$/gm)].map(
+      (match) => match[1],
+    );
+    expect(ids).toHaveLength(2);
+    const rejected = await rescue(['tasks', 'create', ...q(), '--file', bad]);
+    expect(rejected.code).toBe(1);
+    expect(oneLineError(rejected)).toMatch(/bad\.ndjson line 2: create: /);
+    const unreadable = await rescue(['tasks', 'create', ...q(), '--file', notJson]);
+    expect(unreadable.code).toBe(2);
+    expect(oneLineError(unreadable)).toMatch(/not-json\.ndjson line 2: not JSON/);
+
+    const stored = await engine.lister({ meta: { '*': '*' } });
+    expect(stored.map((task) => [idOf(task), task.meta])).toEqual([
+      [ids[0], { n: '1' }],
+      [ids[1], { n: '2' }],
+    ]);
   });
 
   it('create says what a cron key without its scheme meant and stores nothing (exit 1)', async () => {

@@ -1,5 +1,6 @@
 import type { RedisClient } from '../lib/engine/connection.js';
 import { QueueLayoutError } from '../lib/errors.js';
+import { layoutVersion } from '../lib/engine/keys.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { useQueue, type TestQueue } from './harness/queue.js';
@@ -124,7 +125,7 @@ describe('engine.repair', () => {
     const fresh = q.engine('eth');
     await fresh.repair();
     expect((await fresh.search())?.meta).toEqual({ k: 'a' });
-    expect(await q.redis.get(`${q.prefix}:layout`)).toBe('2');
+    expect(await q.redis.get(`${q.prefix}:layout`)).toBe(layoutVersion);
   });
 
   it('indexes a record something else changed as the record says', async () => {

@@ -1,4 +1,5 @@
 import type { RedisClient } from '../../lib/engine/connection.js';
+import { featureKeys } from '../../lib/engine/keys.js';
 import { scanKeys } from './redis.js';
 
 /**
@@ -39,6 +40,11 @@ export async function expectUnchanged(
  * record's properties does not matter), sorted sets as [member, score] pairs,
  * lists, strings, and streams as their entries' fields (without the entry
  * ids, which carry the time of writing). `skip` names keys left out.
+ *
+ * `features` (include/features.lua) is read as the fields of keys that exist:
+ * a field may outlive its key, and whether a path cleared such a field yet is
+ * no difference of state. A key of `featureKeys` that exists without its
+ * field fails the read: that would be a queue the lean paths misread.
  */
 export async function queueContents(
   redis: RedisClient,
@@ -46,9 +52,22 @@ export async function queueContents(
   skip: readonly string[] = [],
 ): Promise<Record<string, unknown>> {
   const contents: Record<string, unknown> = {};
-  for (const key of (await scanKeys(redis, prefix)).sort()) {
+  const keys = (await scanKeys(redis, prefix)).sort();
+  const present = new Set(keys.map((key) => key.slice(prefix.length + 1)));
+  const used = await redis.hgetall(`${prefix}:features`);
+  const unmarked = featureKeys.filter((name) => present.has(name) && used[name] === undefined);
+  if (unmarked.length > 0)
+    throw new Error(`queueContents: keys without their features field: ${unmarked.join(', ')}`);
+  for (const key of keys) {
     const name = key.slice(prefix.length + 1);
     if (skip.includes(name)) continue;
+    if (name === 'features') {
+      const live = Object.keys(used)
+        .filter((field) => present.has(field))
+        .sort();
+      if (live.length > 0) contents[name] = Object.fromEntries(live.map((field) => [field, 1]));
+      continue;
+    }
     const type = await redis.type(key);
     if (type === 'hash') {
       const fields = await redis.hgetall(key);

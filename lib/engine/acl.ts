@@ -26,7 +26,7 @@ export const aclCommands = {
    * those two, and EVAL when the server lost a script), the reads outside scripts, progress, the wake-up
    * subscription (sharded on a cluster), the worker's presence (its key with
    * a TTL and the `workers` index, in MULTI / EXEC), the event feed (events()
-   * makes the stream and keeps it alive), the dashboard's reads of one record
+   * makes the stream, notes it in `features`, and keeps it alive), the dashboard's reads of one record
    * and of a template's children (lib/engine/read.ts), WAIT after each write
    * with `durability: 'replica'` (lib/engine/durability.ts), and QUIT on close.
    */
@@ -34,7 +34,7 @@ export const aclCommands = {
     'fcall', 'function|load', 'evalsha', 'eval', 'get', 'zmscore', 'zrange', 'publish', 'spublish', 'subscribe',
     'ssubscribe', 'unsubscribe', 'sunsubscribe', 'quit',
     'set', 'del', 'mget', 'zadd', 'zrem', 'zrevrange', 'multi', 'exec',
-    'xadd', 'xrange', 'xrevrange', 'pexpire', 'hget', 'hmget', 'zrangebylex', 'wait',
+    'xadd', 'xrange', 'xrevrange', 'pexpire', 'hget', 'hmget', 'hset', 'zrangebylex', 'wait',
   ],
   /**
    * Sent by ioredis on its own: the ready check (INFO; on a cluster CLUSTER

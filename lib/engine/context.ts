@@ -38,6 +38,8 @@ export interface EngineContext {
   layoutCheck: Promise<void> | undefined;
   /** True once the queue's layout was read and found to be ours (or not yet written). */
   layoutChecked: boolean;
+  /** True once this engine saw the queue's layout key written (read, or written by its create): the lean creates skip writing it. */
+  layoutStored: boolean;
   /** The listing of the queue's tasks by the metaIndexes keys: under way (meta-index.ts). */
   metaIndexesListing: Promise<void> | undefined;
   /** True once the queue listed its tasks by every metaIndexes key. */
@@ -74,6 +76,7 @@ export function createEngineContext(options: ResolvedEngineOptions): EngineConte
     closed: false,
     layoutCheck: undefined,
     layoutChecked: false,
+    layoutStored: false,
     metaIndexesListing: undefined,
     metaIndexesListed: false,
     closeHooks: new Set(),

@@ -1,4 +1,4 @@
-import { copyLabels, copyTask, encodeTask } from '../task/codec.js';
+import { copyLabels, copyTask, encodeStored, encodeTask } from '../task/codec.js';
 import { Label, Method } from '../task/label.js';
 import type { Snapshot } from '../task/snapshot.js';
 import type { Task } from '../task/task.js';
@@ -43,20 +43,27 @@ export async function createTask(
   // so the task is encoded again when they did
   const end = beginCreate(context, stored);
   const [, ...rest] = args;
+  // a unique task (option `unique`) is checked by the general path only
+  const lean = after === '' && !hasOption(options, 'unique') && leanCreatable(stored, args);
   let id: string;
   try {
-    id = (await runRequest(context, 'create', (request) => [
-      now.getTime(),
-      end === undefined ? args[0] : encodeTask(stored),
-      ...rest,
-      layoutVersion,
-      request,
-      after,
-    ])) as string;
+    id = (await runRequest(context, 'create', (request) =>
+      lean
+        ? [now.getTime(), '', encodeStored(stored), ...splitRequest(request), layoutArg(context)]
+        : [
+            now.getTime(),
+            end === undefined ? args[0] : encodeTask(stored),
+            ...rest,
+            layoutVersion,
+            request,
+            after,
+          ],
+    )) as string;
   } catch (error) {
     end?.(undefined, error);
     throw error;
   }
+  context.layoutStored = true; // the create wrote it, if nobody had
   stored.core = { ...stored.core, [Label.Object]: id };
   end?.(stored, undefined);
   countTasks(context, { created: { api: 1 } });
@@ -73,6 +80,42 @@ export interface CreateOptions {
    * already (its outcome is kept) releases it at once.
    */
   after?: string;
+}
+
+/**
+ * leanCreatable: a task create.lua may store on its lean path
+ * (include/create.lua): an `any` task without cron, gate or root, that no
+ * core label makes owned or timed, with nothing due. The script still sends
+ * it to the general path when the queue's features change what it writes.
+ */
+export function leanCreatable(task: Task, args: PreparedCreate['args']): boolean {
+  const [, dueMs, tickP1Ms, checkMs] = args;
+  if (dueMs !== '' || tickP1Ms !== '' || checkMs !== '') return false;
+  if (task.cron !== undefined || task.gate !== undefined || task.root !== undefined) return false;
+  const method = task.node?.[Label.Method];
+  if (method === Method.All || method === Method.Uni) return false;
+  const core = task.core ?? {};
+  return core[Label.Worker] === undefined && core[Label.RetryAt] === undefined;
+}
+
+/**
+ * layoutArg: the layout version for a lean create to write when the queue
+ * has none, or '' once this engine knows the queue's layout key is written
+ * (read by its layout check, or by a create of its own): SET NX on every
+ * create costs a command for nothing.
+ */
+export function layoutArg(context: EngineContext): string {
+  return context.layoutStored ? '' : layoutVersion;
+}
+
+/** splitRequest: an idempotent request's key `<instance>:<slot>` and number, as the lean scripts take them. */
+export function splitRequest(request: string): [string, string] {
+  const colon = request.lastIndexOf(':');
+  return [request.slice(0, colon), request.slice(colon + 1)];
+}
+
+function hasOption(options: unknown, name: string): boolean {
+  return typeof options === 'object' && options !== null && name in options;
 }
 
 function readAfter(options: unknown): string {

@@ -3,6 +3,7 @@ import { cancelTask } from './cancel.js';
 import { closeConnection } from './connection.js';
 import { createEngineContext, type EngineContext } from './context.js';
 import { createTask, type CreateOptions } from './create.js';
+import { createTasks } from './create-many.js';
 import { resetCycles } from './cycles.js';
 import { deleteTask } from './delete.js';
 import { runDoctor, type DoctorReport } from './doctor.js';
@@ -49,6 +50,17 @@ export class Engine {
    */
   create(task: TaskInput, options?: CreateOptions): Promise<Task> {
     return observe(this.context, 'create', () => createTask(this.context, task, options));
+  }
+
+  /**
+   * createMany stores many tasks in order and returns them with their object
+   * ids: one script call per chunk of `createManyChunk` (100) tasks. Every
+   * task is validated as `create` validates it before anything is written
+   * (the typed error names the index of the first invalid one); a chunk is
+   * stored whole or not at all. The caller's objects are left as they are.
+   */
+  createMany(tasks: readonly TaskInput[]): Promise<Task[]> {
+    return observe(this.context, 'createMany', () => createTasks(this.context, tasks));
   }
 
   /** search returns a task now owned by this worker (or a broadcast task), or undefined when there is no work. */

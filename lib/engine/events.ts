@@ -93,6 +93,8 @@ export async function readEvents(
       .multi()
       .xadd(context.keys.events, 'MAXLEN', '~', eventsKept, '*', 'e', 'watch')
       .pexpire(context.keys.events, eventsWatchMs)
+      // the scripts' hot paths learn from `features` that the stream exists (include/features.lua)
+      .hset(context.keys.features, 'events', '1')
       .exec();
   }
   const entries =

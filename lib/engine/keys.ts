@@ -83,11 +83,22 @@ export const keyNames = [
   'held', // hash: id of a task created `after` another -> `<predecessor id>\0<due ms or ''>\0<stored JSON>`
   'followers', // zset (lex): `<predecessor id>\0<id>` of each held task
   'held-sweep', // string: HSCAN cursor of expire's sweep for held tasks whose predecessor is gone or a template
+  'features', // hash: name of an optional key -> '1' once the queue wrote it (include/features.lua: one read for hot paths)
   'control', // pub/sub channel (not a key) on which cancel tells workers which running task to stop
   'watch', // prefix of the pub/sub channels `<watch>:<id>` (not keys) on which a task's outcome and progress are told
 ] as const;
 
 export type KeyName = (typeof keyNames)[number];
+
+/**
+ * featureKeys: the optional keys whose use a queue notes in its `features`
+ * hash, under the key's name (include/features.lua reads and writes it; its
+ * feature_key names the same keys, spec/engine/features.spec.ts checks).
+ */
+export const featureKeys = [
+  'followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups', 'promoted',
+  'root-jobs', 'ready-cron', 'ready-uni', 'filters', 'filter-pools', 'parked-slots', 'events',
+] as const satisfies readonly KeyName[]; // prettier-ignore
 
 export type QueueKeys = Record<KeyName, string> & {
   /** `rescue.io:{<queue>}`, what `keyfmt()` returns. */
@@ -106,7 +117,7 @@ export type QueueKeys = Record<KeyName, string> & {
 };
 
 /** layoutVersion names the key layout above; a queue written by another layout is refused, not misread. */
-export const layoutVersion = '2';
+export const layoutVersion = '3';
 
 /**
  * workerOrderKey writes a worker id so that byte order is JavaScript's string order,

@@ -21,6 +21,7 @@ export function checkLayout(context: EngineContext): Promise<void> | undefined {
         );
       }
       context.layoutChecked = true;
+      if (stored !== null) context.layoutStored = true;
     },
     (error: unknown) => {
       context.layoutCheck = undefined;

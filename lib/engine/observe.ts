@@ -10,6 +10,7 @@ import type { Labels, Task } from '../task/task.js';
 /** OperationName names what `observe` times: the engine's methods and the worker runtime's calls. */
 export type OperationName =
   | 'create'
+  | 'createMany'
   | 'search'
   | 'delete'
   | 'deleteSearch'

@@ -34,6 +34,7 @@ export async function repairQueue(context: EngineContext): Promise<RepairReport>
   await runUnchecked(context, 'repairStart', [layoutVersion]);
   context.layoutCheck = undefined;
   context.layoutChecked = true;
+  context.layoutStored = true;
   // the declared meta keys are listed anew: this engine's next listing waits for it
   context.metaIndexesListing = undefined;
   context.metaIndexesListed = false;

@@ -11,7 +11,8 @@
 // never drained while counted, so the figure is the steady state of a busy
 // queue); then, ours only, the wake-up path (a parked one-slot Worker, tasks
 // created one at a time). Lifecycle = create one at a time + process.
-// BENCH_ONLY=ours|theirs measures one engine; BENCH_REDIS_SERVER names another
+// BENCH_ONLY=ours|theirs measures one engine; BENCH_PHASES=create,process,wakeup
+// (the default: all three) runs only the phases named; BENCH_REDIS_SERVER names another
 // redis-server binary (one built with symbols, to read with callgrind_annotate
 // where the instructions go) and BENCH_KEEP_DUMPS=1 keeps callgrind's dumps in
 // the temporary folder. Needs valgrind. Not in `npm test`.
@@ -27,6 +28,7 @@ import { Engine, Worker } from '../../dist/index.js';
 const jobs = Number(process.argv[2] ?? 500);
 const warm = 50;
 const only = process.env.BENCH_ONLY;
+const phases = new Set((process.env.BENCH_PHASES ?? 'create,process,wakeup').split(','));
 const concurrencies = [1, 10, 50];
 const batches = [16, 100];
 
@@ -35,7 +37,7 @@ try {
   const results = [];
   if (only !== 'theirs') results.push(await measure((name) => ours(redis.url, name), 'ours'));
   if (only !== 'ours') results.push(await measure((name) => theirs(redis.url, name), 'theirs'));
-  const wakeup = only === 'theirs' ? undefined : await wakeUps(redis.url);
+  const wakeup = only === 'theirs' || !phases.has('wakeup') ? undefined : await wakeUps(redis.url);
   print(results, wakeup);
 } finally {
   redis.stop();
@@ -47,14 +49,18 @@ async function measure(open, tag) {
   const engine = await open(`${tag}-create`);
   figures.name = engine.name;
   figures.batchKind = engine.batchKind;
-  await engine.createEach(warm); // loads the scripts
-  figures.createEach = (await redis.counted(() => engine.createEach(jobs))) / jobs;
-  for (const size of batches) {
-    const batch = jobs * 4;
-    figures[`batch${size}`] = (await redis.counted(() => engine.createBatch(batch, size))) / batch;
+  if (phases.has('create')) {
+    await engine.createEach(warm); // loads the scripts
+    figures.createEach = (await redis.counted(() => engine.createEach(jobs))) / jobs;
+    for (const size of batches) {
+      await engine.createBatch(size, size); // loads the batch script
+      const batch = jobs * 4;
+      figures[`batch${size}`] =
+        (await redis.counted(() => engine.createBatch(batch, size))) / batch;
+    }
   }
   await engine.close();
-  for (const concurrency of concurrencies) {
+  for (const concurrency of phases.has('process') ? concurrencies : []) {
     figures[`process${concurrency}`] = await processing(
       open,
       `${tag}-c${concurrency}`,
@@ -151,6 +157,7 @@ function print(results, wakeup) {
   const header = ['', ...results.map((r) => r.name), ...(second ? ['ours / BullMQ'] : [])];
   const table = [header, header.map(() => '---')];
   for (const [label, key] of rows) {
+    if (results.some((r) => r[key] === undefined || Number.isNaN(r[key]))) continue;
     table.push([
       label,
       ...results.map((r) => format(r[key])),

@@ -18,6 +18,7 @@
   Returns  1 when cancelled, 0 when it had finished already (its outcome is kept)
   Errors   TASK_NOT_FOUND when the queue neither has the task nor keeps its outcome
 ]]
+--- @include "features"
 --- @include "task"
 --- @include "step"
 --- @include "request"

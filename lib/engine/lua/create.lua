@@ -3,6 +3,8 @@
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms      the engine's clock, ms since the epoch
+
+  The general form:
   ARGV[2]  task        JSON of the validated task: node defaulted, a template's
                        ticks set, core without the object id
   ARGV[3]  due_ms      when an @exact task becomes due, or ''
@@ -13,6 +15,15 @@
   ARGV[8]  after       the id of the task whose completion releases this one, or ''
                        (a task that completed, its outcome kept: released at once)
 
+  The lean form, for a plain task (include/create.lua; the general path
+  takes it over when the queue's features say so, in the same call):
+  ARGV[2]  ''
+  ARGV[3]  record      the task in the stored form (lib/task/codec.ts encodeStored)
+  ARGV[4]  request key     `<instance>:<slot>` of the idempotent request
+  ARGV[5]  request number  its number
+  ARGV[6]  layout      the layout version the engine writes when the queue has
+                       none, or '': the engine knows it is written
+
   Returns  the new object id (the same id again for the same request)
   Errors   TASK_LIMIT when the task is a leaf with a root of patterns and the
            queue has as many such roots as it checks, or `after` names a task
@@ -21,6 +32,7 @@
            TASK_CRON / TASK_GATE when `after` names a cron / gate template
            (it never completes) (all before any write)
 ]]
+--- @include "features"
 --- @include "task"
 --- @include "step"
 --- @include "request"
@@ -29,60 +41,75 @@
 --- @include "owners"
 --- @include "index"
 --- @include "outcome"
+--- @include "create"
 
 local now = tonumber(ARGV[1])
-local kept = replayed(ARGV[7])
-if kept ~= nil then return kept end
-local task = decode_task(ARGV[2])
-local ctx = new_context(now)
-ctx.due_ms = tonumber(ARGV[3])
-ctx.tick_p1_ms = tonumber(ARGV[4])
 
--- a leaf with a root of patterns no group has yet: only so many such roots
--- are checked against every task stored (include/roots.lua)
-if shape_of(task).leaf and not roots().room_for(task.root) then
-  return redis.error_reply(E_TASK_LIMIT .. ' create: the queue has ' .. WILD_ROOTS_MOST
-    .. ' roots with patterns already; a new one is refused')
-end
-
-local after = ARGV[8] or ''
-local predecessor = after ~= '' and load_task(after) or nil
--- a template never completes: a task held after one would be held for ever
-if predecessor ~= nil and is_cron_template(predecessor) then
-  return redis.error_reply(E_TASK_CRON .. ' create: task ' .. after
-    .. ' (after) is a cron template, which never completes')
-end
-if predecessor ~= nil and is_gate_template(predecessor) then
-  return redis.error_reply(E_TASK_GATE .. ' create: task ' .. after
-    .. ' (after) is a gate template, which never completes')
-end
-if after ~= '' and predecessor == nil then
-  local outcome = redis.call('HGET', K['outcomes'], after)
-  if not outcome or not string.find(outcome, '"state":"completed"', 1, true) then
-    return redis.error_reply(E_TASK_NOT_FOUND .. ' create: task ' .. after
-      .. ' (after) is not in the queue and did not complete')
+-- create_general: the general path, from the checks to the answer kept
+local function create_general(task, due_text, tick_p1_ms, check_ms, layout, request, after)
+  local due_ms = tonumber(due_text)
+  -- a leaf with a root of patterns no group has yet: only so many such roots
+  -- are checked against every task stored (include/roots.lua)
+  if shape_of(task).leaf and not roots().room_for(task.root) then
+    return redis.error_reply(E_TASK_LIMIT .. ' create: the queue has ' .. WILD_ROOTS_MOST
+      .. ' roots with patterns already; a new one is refused')
   end
-  after = '' -- it completed: nothing to wait for
-end
-if after ~= '' and #followers_of(after) >= FOLLOWERS_MOST then
-  return redis.error_reply(E_TASK_LIMIT .. ' create: task ' .. after .. ' holds ' .. FOLLOWERS_MOST
-    .. ' tasks created after it already')
-end
 
-redis.call('SET', K['layout'], ARGV[6], 'NX')
-local id = new_id(now)
-task.core = task.core or {}
-task.core[LABEL_OBJECT] = id
-if after ~= '' then
-  -- held until `after` completes (include/outcome.lua release_followers)
-  redis.call('HSET', K['held'], id, after .. '\0' .. ARGV[3] .. '\0' .. encode_stored(task))
-  redis.call('ZADD', K['followers'], 0, after .. '\0' .. id)
-  remember(ARGV[7], now, id)
+  local predecessor = after ~= '' and load_task(after) or nil
+  -- a template never completes: a task held after one would be held for ever
+  if predecessor ~= nil and is_cron_template(predecessor) then
+    return redis.error_reply(E_TASK_CRON .. ' create: task ' .. after
+      .. ' (after) is a cron template, which never completes')
+  end
+  if predecessor ~= nil and is_gate_template(predecessor) then
+    return redis.error_reply(E_TASK_GATE .. ' create: task ' .. after
+      .. ' (after) is a gate template, which never completes')
+  end
+  if after ~= '' and predecessor == nil then
+    local outcome = redis.call('HGET', K['outcomes'], after)
+    if not outcome or not string.find(outcome, '"state":"completed"', 1, true) then
+      return redis.error_reply(E_TASK_NOT_FOUND .. ' create: task ' .. after
+        .. ' (after) is not in the queue and did not complete')
+    end
+    after = '' -- it completed: nothing to wait for
+  end
+  if after ~= '' and #followers_of(after) >= FOLLOWERS_MOST then
+    return redis.error_reply(E_TASK_LIMIT .. ' create: task ' .. after .. ' holds ' .. FOLLOWERS_MOST
+      .. ' tasks created after it already')
+  end
+
+  if layout ~= '' then redis.call('SET', K['layout'], layout, 'NX') end
+  if after ~= '' then
+    -- held until `after` completes (include/outcome.lua release_followers)
+    local id = new_id(now)
+    task.core = task.core or {}
+    task.core[LABEL_OBJECT] = id
+    redis.call('HSET', K['held'], id, after .. '\0' .. due_text .. '\0' .. encode_stored(task))
+    redis.call('ZADD', K['followers'], 0, after .. '\0' .. id)
+    use_feature('followers')
+    remember(request, now, id)
+    return id
+  end
+  local ctx = new_context(now)
+  local id = general_store(now, task, due_ms, tick_p1_ms, check_ms, ctx)
+  finish(ctx)
+  remember(request, now, id)
   return id
 end
-store_task(id, task)
-reindex(id, nil, task, ctx)
-if ARGV[5] ~= '' then redis.call('ZADD', K['ticker-check'], ARGV[5], id) end
-finish(ctx)
-remember(ARGV[7], now, id)
-return id
+
+if ARGV[2] == '' then
+  local key, number = ARGV[4], ARGV[5]
+  local kept = kept_answer(redis.call('HGET', K['requests'], key), number)
+  if kept ~= nil then return kept end
+  if plain_for_create() then
+    if ARGV[6] ~= '' then redis.call('SET', K['layout'], ARGV[6], 'NX') end
+    local id = lean_store(now, ARGV[3])
+    redis.call('HSET', K['requests'], key, number .. '|' .. ARGV[1] .. '|' .. id)
+    return id
+  end
+  return create_general(decode_new(ARGV[3]), '', nil, '', ARGV[6], key .. ':' .. number, '')
+end
+
+local kept = replayed(ARGV[7])
+if kept ~= nil then return kept end
+return create_general(decode_task(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7], ARGV[8] or '')

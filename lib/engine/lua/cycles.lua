@@ -13,6 +13,7 @@
   Returns  1
   Errors   TASK_NOT_FOUND
 ]]
+--- @include "features"
 --- @include "task"
 --- @include "step"
 --- @include "request"

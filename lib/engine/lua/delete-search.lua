@@ -30,6 +30,7 @@
            templates emitted and the tasks requeues halted, all entries together
   Errors   none: a failed delete is its entry's answer
 ]]
+--- @include "features"
 --- @include "task"
 --- @include "step"
 --- @include "request"

@@ -35,6 +35,7 @@
            not the stored claim's), TASK_CRON, TASK_LIMIT (a spawned leaf with
            a root of patterns and no room), all before the first write
 ]]
+--- @include "features"
 --- @include "task"
 --- @include "step"
 --- @include "request"

@@ -22,6 +22,7 @@
            halted: of the revoked tasks, those the circuit breaker now holds
   Errors   none: expire never fails because of the state of tasks
 ]]
+--- @include "features"
 --- @include "task"
 --- @include "step"
 --- @include "has"

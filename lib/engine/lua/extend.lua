@@ -12,6 +12,7 @@
   Returns  1
   Errors   TASK_NOT_FOUND, TASK_OUTDATED (checked before any write)
 ]]
+--- @include "features"
 --- @include "task"
 --- @include "step"
 --- @include "has"

@@ -17,6 +17,7 @@
   Returns  1 when recorded, 0 when the task is gone or the copy is not of its claim
   Errors   none
 ]]
+--- @include "features"
 --- @include "task"
 --- @include "request"
 
@@ -28,5 +29,6 @@ if stored == nil then return 0 end
 local token = ARGV[4] ~= '' and ARGV[4] or nil
 if outdated_copy('fail', id, stored, ARGV[3] ~= '' and ARGV[3] or nil, token) ~= nil then return 0 end
 redis.call('HSET', K['attempts'], id, ARGV[5] .. '|' .. ARGV[1] .. '|' .. ARGV[6])
+use_feature('attempts')
 remember(ARGV[7], tonumber(ARGV[1]), '1')
 return 1

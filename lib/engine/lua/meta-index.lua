@@ -13,6 +13,7 @@
   Returns  1 when every key named is listed, 0 while a job still lists one
   Errors   none
 ]]
+--- @include "features"
 --- @include "task"
 --- @include "step"
 --- @include "has"

@@ -18,6 +18,7 @@
            under another claim
   Errors   none
 ]]
+--- @include "features"
 --- @include "task"
 --- @include "step"
 --- @include "has"
@@ -38,6 +39,7 @@ store_task(id, released)
 reindex(id, stored, released, ctx)
 if ARGV[5] ~= nil and ARGV[5] ~= '' then
   redis.call('HSET', K['attempts'], id, ARGV[5] .. '|' .. ARGV[1] .. '|' .. ARGV[6])
+  use_feature('attempts')
 end
 finish(ctx)
 return 1

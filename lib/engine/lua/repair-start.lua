@@ -2,6 +2,7 @@
 --[[ repair-start: the first step of rebuilding a queue's indexes from its
   records (engine.repair, lib/engine/repair.ts): every index goes (UNLINK
   frees them off the main thread), and the queue takes this engine's layout.
+  The `features` hash is made anew from the keys kept (include/features.lua).
   The next steps (repair-read, repair-write) index every record anew.
 
   Kept: the records (tasks), the counters (sequence, claims), the kept
@@ -18,6 +19,7 @@
   Returns  1
   Errors   none
 ]]
+--- @include "features"
 --- @include "task"
 --- @include "step"
 --- @include "has"
@@ -28,8 +30,10 @@ redis.call('UNLINK', K['ready'], K['ready-cron'], K['ready-uni'], K['targets'], 
   K['retention'], K['templates'], K['ticker-check'], K['children'], K['gates'], K['gate-templates'],
   K['watched'], K['meta-tasks'], K['roots'], K['root-leaves'], K['root-anchors'], K['wild-roots'],
   K['witnesses'], K['obsolete-groups'], K['root-jobs'], K['filter-pools'], K['ready-filtered'],
-  K['parked'], K['parked-slots'], K['parked-workers'])
+  K['parked'], K['parked-slots'], K['parked-workers'], K['features'])
 redis.call('SET', K['layout'], ARGV[1])
+-- the fields of the keys kept (filters, attempts, followers, events)
+rebuild_features()
 -- as many keys as engines' metaIndexes options named (at most 64 each)
 for _, key in ipairs(redis.call('HKEYS', K['meta-indexes'])) do roots().declare(key) end
 return 1

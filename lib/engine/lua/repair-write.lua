@@ -15,6 +15,7 @@
   Returns  how many records it indexed
   Errors   none
 ]]
+--- @include "features"
 --- @include "task"
 --- @include "step"
 --- @include "has"

@@ -26,6 +26,7 @@
            0 when the task is gone or the copy is not of its claim
   Errors   none
 ]]
+--- @include "features"
 --- @include "task"
 --- @include "step"
 --- @include "has"
@@ -44,6 +45,7 @@ if stored == nil then return 0 end
 local token = ARGV[4] ~= '' and ARGV[4] or nil
 if outdated_copy('retry', id, stored, ARGV[3] ~= '' and ARGV[3] or nil, token) ~= nil then return 0 end
 redis.call('HSET', K['attempts'], id, 'failed|' .. ARGV[1] .. '|' .. ARGV[5])
+use_feature('attempts')
 
 local freed = with_core(stored, copy_map(stored.core))
 local cycles = cycles_of(stored) + 1

@@ -20,6 +20,7 @@ import {
 /** The file name of each script, by the name the engine calls it. */
 const scriptFiles = {
   create: 'create',
+  createMany: 'create-many',
   search: 'search',
   delete: 'delete',
   deleteSearch: 'delete-search',

@@ -36,6 +36,7 @@
            Woken slots hear of it on the queue's signal channel (include/index.lua finish)
   Errors   none
 ]]
+--- @include "features"
 --- @include "task"
 --- @include "step"
 --- @include "request"

@@ -20,6 +20,7 @@
            tasks no live worker's labels match, oldest first) }
   Errors   none
 ]]
+--- @include "features"
 --- @include "task"
 --- @include "has"
 

@@ -11,6 +11,7 @@
   Returns  { id, @every, tick+1 label, id, @every, tick+1 label, ... }
   Errors   none
 ]]
+--- @include "features"
 --- @include "task"
 --- @include "step"
 --- @include "has"

@@ -20,6 +20,7 @@
            whose tick+1 changed since the engine read them
   Errors   none
 ]]
+--- @include "features"
 --- @include "task"
 --- @include "step"
 --- @include "has"

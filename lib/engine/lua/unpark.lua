@@ -10,6 +10,7 @@
   Returns  1
   Errors   none
 ]]
+--- @include "features"
 --- @include "task"
 --- @include "step"
 --- @include "has"

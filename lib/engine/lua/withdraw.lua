@@ -14,6 +14,7 @@
   Returns  1 when removed, 0 when claimed or gone
   Errors   none
 ]]
+--- @include "features"
 --- @include "task"
 --- @include "step"
 --- @include "request"

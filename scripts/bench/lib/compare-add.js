@@ -1,4 +1,5 @@
-// Scenario 2, add throughput: one at a time, and batched.
+// Scenario 2, add throughput: one at a time, batched, and in batches of 16
+// and 100 (createMany / addBulk, each call awaited).
 import { number, table } from './report.js';
 import { progress } from './compare-progress.js';
 import { withQueue } from './compare-queue.js';
@@ -6,11 +7,19 @@ import { alternate, summary } from './compare-runs.js';
 import { medianOf, sideBySide } from './compare-cells.js';
 import { rate } from './setup.js';
 
+/** The batch sizes of the createMany / addBulk rows (those of `npm run bench:instructions`). */
+const batchSizes = [16, 100];
+
 /** addThroughput returns the section. */
 export async function addThroughput({ sides, runs, each, batched }) {
   const modes = [
     { label: 'one at a time', count: each, add: (handle, count) => handle.addEach(count) },
     { label: 'batched', count: batched, add: (handle, count) => handle.fill(count) },
+    ...batchSizes.map((size) => ({
+      label: `createMany / addBulk of ${size}`,
+      count: batched,
+      add: (handle, count) => handle.addBatches(count, size),
+    })),
   ];
   const rows = [];
   for (const mode of modes) {
@@ -25,7 +34,8 @@ export async function addThroughput({ sides, runs, each, batched }) {
   return (
     '### Add throughput\n\n' +
     'One at a time awaits each `create` / `add`. Batched: rescue-engine keeps 1,000 creates in flight ' +
-    'on one connection; BullMQ calls `addBulk` with 1,000 jobs at a time. Each run on a fresh ' +
+    'on one connection; BullMQ calls `addBulk` with 1,000 jobs at a time. createMany / addBulk of N: ' +
+    'each side awaits one call of N tasks (`engine.createMany`, `queue.addBulk`) before the next. Each run on a fresh ' +
     `queue. ${medianOf(runs)}, min–max, and the ratio of the medians.\n\n` +
     table(
       [

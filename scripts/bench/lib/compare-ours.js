@@ -35,6 +35,15 @@ function openQueue(url, queue, dropQueue) {
     addEach: (count) => inParallel(1, count, create),
     /** fill keeps 1,000 creates in flight on the engine's connection. */
     fill: (count) => inParallel(1_000, count, create),
+    /** addBatches awaits each createMany of `size` tasks before the next. */
+    async addBatches(count, size) {
+      for (let from = 0; from < count; from += size) {
+        const length = Math.min(size, count - from);
+        await engine.createMany(
+          Array.from({ length }, (_, offset) => ({ meta: { n: String(from + offset) } })),
+        );
+      }
+    },
     worker: (options) => Promise.resolve(prepareWorker(engine, options)),
     wakeup: ({ count, gapMs }) => rescueWakeup(url, { count, gapMs, queue }),
     /** claimAndDelete claims (`search`) and deletes `count` tasks, one at a time. */

@@ -35,6 +35,15 @@ async function openQueue(connection, name) {
         );
       }
     },
+    /** addBatches awaits each addBulk of `size` jobs before the next. */
+    async addBatches(count, size) {
+      for (let from = 0; from < count; from += size) {
+        const length = Math.min(size, count - from);
+        await queue.addBulk(
+          Array.from({ length }, () => ({ name: 'job', data: {}, opts: jobOptions })),
+        );
+      }
+    },
     worker: (options) => prepareWorker(connection, name, options),
     wakeup: (options) => wakeup(connection, queue, options),
     close: () => queue.close(),

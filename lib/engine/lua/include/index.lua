@@ -169,6 +169,7 @@ local function parking()
     end
     redis.call('HSET', K['parked-slots'], slot_key, deadline .. '\0' .. table.concat(filter_list))
     redis.call('ZADD', K['parked-workers'], 0, slot_key)
+    use_feature('parked-slots')
   end
 
   -- take unparks the first live slot parked under the prefix for which
@@ -234,6 +235,9 @@ local function join_ready(id, task, pool, member, ctx)
   if pool == K['ready-uni'] then
     target = label_set(task.node, LABEL_WORKER) or ''
     redis.call('HSET', K['targets'], id, target)
+    use_feature('ready-uni')
+  elseif pool == K['ready-cron'] then
+    use_feature('ready-cron')
   end
   ctx.claimable[#ctx.claimable + 1] = { target = target, filter_ids = filters().joined(id, task, target) }
 end
@@ -343,10 +347,14 @@ local function reindex_pools(id, old, new, os, ns, ctx)
       redis.call('ZADD', K['leases'], ctx.expiry_ms or 0, id)
     elseif new_pool == K['waiting'] then
       redis.call('ZADD', K['waiting'], new_due, id)
+      use_feature('waiting')
       if ctx.next_due == nil or new_due < ctx.next_due then ctx.next_due = new_due end
     else
       join_ready(id, new, new_pool, new_member, ctx)
-      if new_timed then redis.call('ZADD', K['promoted'], new_due, id) end
+      if new_timed then
+        redis.call('ZADD', K['promoted'], new_due, id)
+        use_feature('promoted')
+      end
     end
   elseif not moved and new_pool == K['leases'] and ctx.expiry_ms ~= nil then
     redis.call('ZADD', K['leases'], ctx.expiry_ms, id)
@@ -492,6 +500,7 @@ local function reindex(id, old, new, ctx)
   if old_broadcast ~= new_broadcast then
     if new_broadcast then
       redis.call('ZADD', K['broadcast'], sequence_of(id), id)
+      use_feature('broadcast')
       ctx.broadcast = true -- every engine may take it
     else
       redis.call('ZREM', K['broadcast'], id)

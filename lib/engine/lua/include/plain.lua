@@ -75,9 +75,8 @@ end
 -- again when they run), and nobody tails its events (no script makes the
 -- stream: finish need not try to add to it)
 local function read_plain(ctx)
-  if redis.call('EXISTS', K['followers'], K['roots'], K['watched'], K['attempts'], K['broadcast'], K['waiting'],
-    K['obsolete-groups'], K['promoted'], K['root-jobs'], K['ready-cron'], K['ready-uni'], K['filter-pools'],
-    K['events']) == 0 then
+  if plain_queue('followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups', 'promoted',
+    'root-jobs', 'ready-cron', 'ready-uni', 'filter-pools', 'events') then
     ctx.followers, ctx.rooted, ctx.attempts, ctx.plain_queue, ctx.untailed = false, false, false, true, true
   end
 end

@@ -79,6 +79,7 @@ local function roots()
   local function witness(gid, id)
     redis.call('HSET', K['witnesses'], gid, id)
     redis.call('ZADD', K['obsolete-groups'], 0, gid)
+    use_feature('obsolete-groups')
   end
 
   -- index_meta lists (add) or unlists a task under the meta pairs of the
@@ -132,7 +133,9 @@ local function roots()
 
   local function watch_key(key)
     if redis.call('HSETNX', K['watched'], key, 'k') == 1 then
+      use_feature('watched')
       redis.call('RPUSH', K['root-jobs'], cjson.encode({ t = 'k', key = key, c = '0' }))
+      use_feature('root-jobs')
     end
   end
 
@@ -190,12 +193,16 @@ local function roots()
         if fewest == nil or anchored < fewest then anchor, fewest = code, anchored end
       end
       redis.call('HSET', K['roots'], gid, cjson.encode({ a = anchor, r = task.root }))
+      use_feature('roots')
       redis.call('ZADD', K['root-anchors'], 0, anchor .. '\0' .. gid)
       redis.call('RPUSH', K['root-jobs'], cjson.encode({ t = 'w', g = gid }))
+      use_feature('root-jobs')
     else
       redis.call('HSET', K['roots'], gid, cjson.encode({ a = '', r = task.root }))
+      use_feature('roots')
       redis.call('ZADD', K['wild-roots'], 0, gid)
       redis.call('RPUSH', K['root-jobs'], cjson.encode({ t = 's', g = gid, c = '0' }))
+      use_feature('root-jobs')
     end
     M.work(JOB_MOST)
   end
@@ -243,6 +250,7 @@ local function roots()
     left = left - math.max(1, #entries / 2)
     if job.c ~= '0' then return false, left end
     redis.call('HSET', K['watched'], job.key, '1')
+    use_feature('watched')
     return true, left
   end
 
@@ -319,8 +327,10 @@ local function roots()
     redis.call('ZREM', K['obsolete-groups'], gid)
     if info.a ~= '' then
       redis.call('RPUSH', K['root-jobs'], cjson.encode({ t = 'w', g = gid, x = except }))
+      use_feature('root-jobs')
     else
       redis.call('RPUSH', K['root-jobs'], cjson.encode({ t = 's', g = gid, c = '0', x = except }))
+      use_feature('root-jobs')
     end
   end
 

@@ -124,6 +124,7 @@ local function search_phase_two(now, ctx)
       if pool ~= nil and pool ~= K['leases'] then
         join_ready(id, task, pool, member, ctx)
         redis.call('ZADD', K['promoted'], stored_due(id), id)
+        use_feature('promoted')
       else
         repair_pool(id, task, ctx) -- not an unowned candidate: the record says where it goes
       end
@@ -180,11 +181,13 @@ local function fill_pool(filter_id, query, state, ctx)
       letter, last = order[letter], ''
       if letter == nil then
         redis.call('HSET', K['filter-pools'], filter_id, '')
+        use_feature('filter-pools')
         return true
       end
     end
   end
   redis.call('HSET', K['filter-pools'], filter_id, letter .. last)
+  use_feature('filter-pools')
   return false
 end
 
@@ -194,12 +197,16 @@ local function note_filter(filter_id, json, now, pooled)
   if redis.call('HEXISTS', K['filters'], filter_id) == 0 then
     if redis.call('HLEN', K['filters']) >= FILTERS_MOST then return false end
     redis.call('HSET', K['filters'], filter_id, json)
+    use_feature('filters')
     redis.call('ZADD', K['filter-seen'], now, filter_id)
   end
   if pooled then
     local state = redis.call('HGET', K['filter-pools'], filter_id)
     -- a new pool, or one expire is emptying ('x'): fill it from the start
-    if not state or state == 'x' then redis.call('HSET', K['filter-pools'], filter_id, 'a') end
+    if not state or state == 'x' then
+      redis.call('HSET', K['filter-pools'], filter_id, 'a')
+      use_feature('filter-pools')
+    end
   end
   return true
 end

@@ -1,0 +1,85 @@
+#!lua
+--[[ create-many: store a chunk of new tasks in one call (engine.createMany,
+  docs/semantics.md §3.1 for each task; lib/engine/create-many.ts).
+
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
+  ARGV[1]  now_ms          the engine's clock, ms since the epoch
+  ARGV[2]  layout          the layout version the engine writes when the queue has none,
+                           or '' (the engine knows it is written)
+  ARGV[3]  request key     `<instance>:<slot>` of the idempotent request (one per chunk)
+  ARGV[4]  request number  its number
+  then five arguments a task, in order:
+           'l', the task in the stored form (lib/task/codec.ts encodeStored), '', '', ''
+                for a plain task (include/create.lua), or
+           'g', JSON of the validated task, due_ms, tick_p1_ms, check_ms as create.lua
+                takes them for any other
+
+  A chunk of plain tasks only takes the lean path when the queue's features
+  allow it; any other chunk stores every task through reindex as create
+  does (a task of the general path may make a feature, roots or watched
+  meta keys, that changes what a later plain task's create writes), in the
+  same call, with one finish (one wake-up message) for the chunk.
+
+  Returns  the new object ids, joined by ',' in the order of the tasks (the
+           same again for the same request)
+  Errors   TASK_LIMIT naming the task's index (from 0) when a leaf with a root of
+           patterns would make a group beyond the queue's cap of such roots
+           (before any write: the chunk is stored whole or not at all)
+]]
+--- @include "features"
+--- @include "task"
+--- @include "step"
+--- @include "request"
+--- @include "has"
+--- @include "roots"
+--- @include "owners"
+--- @include "index"
+--- @include "create"
+
+local now = tonumber(ARGV[1])
+local key, number = ARGV[3], ARGV[4]
+local kept = kept_answer(redis.call('HGET', K['requests'], key), number)
+if kept ~= nil then return kept end
+
+local count = (#ARGV - 4) / 5
+-- a task of the general path may make a feature (a leaf: roots, watched
+-- meta keys) that changes what the next plain task's create writes: a chunk
+-- with one stores all its tasks through the general path
+local plain = true
+for index = 1, count do
+  if ARGV[4 + (index - 1) * 5 + 1] == 'g' then plain = false break end
+end
+plain = plain and plain_for_create()
+-- the tasks the general path stores, decoded, and the checks of create.lua
+-- before any write
+local general = {}
+local made = { count = 0 }
+for index = 1, count do
+  local base = 4 + (index - 1) * 5
+  if ARGV[base + 1] == 'g' or not plain then
+    local task = ARGV[base + 1] == 'g' and decode_task(ARGV[base + 2]) or decode_new(ARGV[base + 2])
+    if shape_of(task).leaf and not wild_room(task.root, made) then
+      return redis.error_reply(E_TASK_LIMIT .. ' createMany: task ' .. (index - 1) .. ': the queue has '
+        .. WILD_ROOTS_MOST .. ' roots with patterns already; a new one is refused')
+    end
+    general[index] = task
+  end
+end
+
+if ARGV[2] ~= '' then redis.call('SET', K['layout'], ARGV[2], 'NX') end
+local ctx = nil
+local ids = {}
+for index = 1, count do
+  local base = 4 + (index - 1) * 5
+  local task = general[index]
+  if task == nil then
+    ids[index] = lean_store(now, ARGV[base + 2])
+  else
+    ctx = ctx or new_context(now)
+    ids[index] = general_store(now, task, tonumber(ARGV[base + 3]), tonumber(ARGV[base + 4]), ARGV[base + 5], ctx)
+  end
+end
+if ctx ~= nil then finish(ctx) end
+local answer = table.concat(ids, ',')
+redis.call('HSET', K['requests'], key, number .. '|' .. ARGV[1] .. '|' .. answer)
+return answer

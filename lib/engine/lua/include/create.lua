@@ -1,0 +1,71 @@
+-- create: store new tasks (docs/semantics.md §3.1), for create.lua and
+-- create-many.lua. Needs the features, task, request, roots, owners and
+-- index includes.
+--
+-- The lean path stores a plain task (an `any` task without cron, gate, root
+-- or `after`, not owned, not timed: the engine decides, lib/engine/create.ts
+-- leanCreatable) in a queue whose features change nothing for it: the
+-- record the engine encoded goes into `tasks` and the id into `ready`, and
+-- nothing is decoded. That is what reindex writes for such a task, when the
+-- queue has no roots or watched meta keys (reindex_leaves), no filters (the
+-- wake-ups and pools of join_ready), no parked slot to wake (finish) and no
+-- events stream to add to (write_counts). conformance/create-lean.spec.ts
+-- compares every key after either path.
+
+-- kept_answer: the answer kept in a `requests` value for this request
+-- number, or nil (include/request.lua; read without patterns)
+local function kept_answer(kept, number)
+  if not kept or string.sub(kept, 1, #number + 1) ~= number .. '|' then return nil end
+  local rest = string.sub(kept, #number + 2)
+  local bar = string.find(rest, '|', 1, true)
+  if bar == nil then return nil end
+  return string.sub(rest, bar + 1)
+end
+
+-- plain_for_create: none of the features that change what a plain task's
+-- create writes is in use
+local function plain_for_create()
+  return plain_queue('roots', 'watched', 'filters', 'parked-slots', 'events')
+end
+
+-- lean_store stores a plain task's record under a new id, and returns the id
+local function lean_store(now, record)
+  local id = string.format('%013d-%012d', now, redis.call('INCR', K['sequence']))
+  redis.call('HSET', K['tasks'], id, record)
+  redis.call('ZADD', K['ready'], 0, id)
+  return id
+end
+
+-- decode_new: a new task from the stored form the engine encoded (the lean
+-- arguments, when the general path takes them)
+local function decode_new(record)
+  local task, named_node = decode_task(record, true)
+  if task ~= nil and not named_node then task.node = { [LABEL_METHOD] = METHOD_ANY } end
+  return task
+end
+
+-- wild_room: whether a new leaf may join or make its group (roots with
+-- patterns are capped, include/roots.lua); `made` lists the groups of
+-- patterns the caller's earlier leaves make, { [gid] = true, count = n }
+local function wild_room(root, made)
+  if roots().is_exact(root) then return true end
+  local gid = roots().group_of(root)
+  if made[gid] or redis.call('HEXISTS', K['roots'], gid) == 1 then return true end
+  if redis.call('ZCARD', K['wild-roots']) + made.count >= WILD_ROOTS_MOST then return false end
+  made[gid], made.count = true, made.count + 1
+  return true
+end
+
+-- general_store stores a validated new task through reindex, and returns
+-- its id (due_ms, tick_p1_ms: numbers or nil; check_ms: '' or a number)
+local function general_store(now, task, due_ms, tick_p1_ms, check_ms, ctx)
+  ctx.due_ms, ctx.tick_p1_ms = due_ms, tick_p1_ms
+  local id = new_id(now)
+  task.core = task.core or {}
+  task.core[LABEL_OBJECT] = id
+  store_task(id, task)
+  reindex(id, nil, task, ctx)
+  if check_ms ~= '' then redis.call('ZADD', K['ticker-check'], check_ms, id) end
+  ctx.due_ms, ctx.tick_p1_ms = nil, nil
+  return id
+end

@@ -1,0 +1,24 @@
+import { readFileSync } from 'node:fs';
+import { featureKeys } from '../../lib/engine/keys.js';
+
+// include/features.lua maps each feature's field to its key, and repair
+// rebuilds the hash from the same list: both name featureKeys of keys.ts.
+
+describe('include/features.lua', () => {
+  const source = readFileSync(
+    new URL('../../lib/engine/lua/include/features.lua', import.meta.url),
+    'utf8',
+  );
+
+  it('maps each field of featureKeys to the key of that name, and no other', () => {
+    const mapped = [...source.matchAll(/name == '([a-z-]+)' then return K\['([a-z-]+)'\]/g)];
+    expect(mapped.map(([, field, key]) => [field, key])).toEqual(
+      featureKeys.map((name) => [name, name]),
+    );
+  });
+
+  it('rebuilds every field of featureKeys', () => {
+    const list = /for _, name in ipairs\(\{([^}]*)\}\)/.exec(source)?.[1] ?? '';
+    expect([...list.matchAll(/'([a-z-]+)'/g)].map((match) => match[1])).toEqual([...featureKeys]);
+  });
+});
