@@ -14,7 +14,9 @@
 // BENCH_ONLY=ours|theirs measures one engine; BENCH_REDIS_SERVER names another
 // redis-server binary (one built with symbols, to read with callgrind_annotate
 // where the instructions go) and BENCH_KEEP_DUMPS=1 keeps callgrind's dumps in
-// the temporary folder. Needs valgrind. Not in `npm test`.
+// the temporary folder; BENCH_PHASES=create,process,wakeup (a comma list)
+// runs only those phases (lifecycle needs create and process). Needs
+// valgrind. Not in `npm test`.
 import { startCallgrindRedis } from './lib/callgrind.js';
 import {
   callgrindConnectTimeout,
@@ -27,6 +29,7 @@ import { Engine, Worker } from '../../dist/index.js';
 const jobs = Number(process.argv[2] ?? 500);
 const warm = 50;
 const only = process.env.BENCH_ONLY;
+const phases = new Set((process.env.BENCH_PHASES ?? 'create,process,wakeup').split(','));
 const concurrencies = [1, 10, 50];
 const batches = [16, 100];
 
@@ -35,7 +38,7 @@ try {
   const results = [];
   if (only !== 'theirs') results.push(await measure((name) => ours(redis.url, name), 'ours'));
   if (only !== 'ours') results.push(await measure((name) => theirs(redis.url, name), 'theirs'));
-  const wakeup = only === 'theirs' ? undefined : await wakeUps(redis.url);
+  const wakeup = only === 'theirs' || !phases.has('wakeup') ? undefined : await wakeUps(redis.url);
   print(results, wakeup);
 } finally {
   redis.stop();
@@ -47,13 +50,17 @@ async function measure(open, tag) {
   const engine = await open(`${tag}-create`);
   figures.name = engine.name;
   figures.batchKind = engine.batchKind;
-  await engine.createEach(warm); // loads the scripts
-  figures.createEach = (await redis.counted(() => engine.createEach(jobs))) / jobs;
-  for (const size of batches) {
-    const batch = jobs * 4;
-    figures[`batch${size}`] = (await redis.counted(() => engine.createBatch(batch, size))) / batch;
+  if (phases.has('create')) {
+    await engine.createEach(warm); // loads the scripts
+    figures.createEach = (await redis.counted(() => engine.createEach(jobs))) / jobs;
+    for (const size of batches) {
+      const batch = jobs * 4;
+      figures[`batch${size}`] =
+        (await redis.counted(() => engine.createBatch(batch, size))) / batch;
+    }
   }
   await engine.close();
+  if (!phases.has('process')) return figures;
   for (const concurrency of concurrencies) {
     figures[`process${concurrency}`] = await processing(
       open,
@@ -167,5 +174,6 @@ function print(results, wakeup) {
 }
 
 function format(value) {
+  if (value === undefined || Number.isNaN(value)) return '–';
   return Math.round(value).toLocaleString('en-US');
 }

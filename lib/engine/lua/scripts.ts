@@ -23,6 +23,7 @@ const scriptFiles = {
   search: 'search',
   delete: 'delete',
   deleteSearch: 'delete-search',
+  completeClaim: 'complete-claim',
   extend: 'extend',
   cycles: 'cycles',
   release: 'release',
