@@ -189,23 +189,33 @@ async function completeAndSearch(
       // the entry's search answer follows its delete's result
       const next = readSearchReply(context, reply, callMs, completion.filters.set, 1);
       // a broadcast task another search of this engine delivered first, or a
-      // search that ran out of its budget: search again below
+      // search that ran out of its budget: searched again before the next
+      // call (complete-claim leaves the entries after it for that call)
       if (next !== retry && next !== more) outcomes[index] = { deleted: true, next };
+      else if (lean) outcomes[index] = await searchAgain(context, completion, exclude);
     }
   }
   for (let index = 0; index < completions.length; index++) {
-    if (outcomes[index] !== undefined) continue;
-    const completion = completions[index] as Step;
-    try {
-      outcomes[index] = {
-        deleted: true,
-        next: await searchWith(context, completion.filters, exclude, completion.parking),
-      };
-    } catch (searchError) {
-      outcomes[index] = { deleted: true, next: undefined, searchError };
-    }
+    if (outcomes[index] === undefined)
+      outcomes[index] = await searchAgain(context, completions[index] as Step, exclude);
   }
   return outcomes as CompletionOutcome[];
+}
+
+/** searchAgain runs the search of a step whose delete went through (or that had none) on its own. */
+async function searchAgain(
+  context: EngineContext,
+  step: Step,
+  exclude: string[],
+): Promise<CompletionOutcome> {
+  try {
+    return {
+      deleted: true,
+      next: await searchWith(context, step.filters, exclude, step.parking),
+    };
+  } catch (searchError) {
+    return { deleted: true, next: undefined, searchError };
+  }
 }
 
 /**

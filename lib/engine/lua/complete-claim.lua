@@ -180,6 +180,9 @@ for first = ENTRIES, #ARGV, ENTRY_ARGUMENTS do
         searching.slot = slot
         ctx.claimed = nil
         local reply = { result, general().search(searching, ctx) }
+        -- a search that ran out of its budget is resumed before the entries
+        -- after it run: they come again in the next call
+        if reply[2] == 'more' then later = true end
         replies[#replies + 1] = reply
         memory[#memory + 1] = cjson.encode({ r = result, k = reply[2], i = reply[3], f = reply[5], d = reply[6],
           m = reply[7], b = reply[8], c = ctx.claimed })
