@@ -106,24 +106,24 @@ describe('complete-claim: the lean path and the general one agree', () => {
       for (let n = 0; n < 8; n++) await maker.create({ meta: { n: String(n) } });
     }
     const noFilters = filterList([]);
-    let held = (await claimTasks(eonA, noFilters, [0, 1].map(parked), [])).map(
-      (outcome) => (outcome.deleted ? outcome.next : undefined) as Task,
+    let held = (await claimTasks(eonA, noFilters, [0, 1].map(parked), [])).map((outcome) =>
+      outcome.deleted ? outcome.next : undefined,
     );
-    let heldB = (await serialClaims(eonB, noFilters, [0, 1])) as Task[];
+    let heldB = await serialClaims(eonB, noFilters, [0, 1]);
     for (let round = 0; round < 4; round++) {
       const outcomes = await deleteThenSearch(
         eonA,
-        held.map((task, slot) => ({ task, filters: noFilters, parking: parked(slot) })),
+        held.map((task, slot) => ({ task: task!, filters: noFilters, parking: parked(slot) })),
       );
-      const next: Task[] = [];
+      const next: (Task | undefined)[] = [];
       for (const [slot, task] of heldB.entries()) {
-        await eonB.delete(task);
-        next.push((await searchFor(eonB, noFilters, [], parked(slot))) as Task);
+        await eonB.delete(task!);
+        next.push(await searchFor(eonB, noFilters, [], parked(slot)));
       }
       expect(outcomes.map(answerOf)).toEqual(
         next.map((task) => (task === undefined ? undefined : [idOf(task), task.meta])),
       );
-      held = outcomes.map((outcome) => (outcome.deleted ? outcome.next : undefined) as Task);
+      held = outcomes.map((outcome) => (outcome.deleted ? outcome.next : undefined));
       heldB = next;
       await agree(a, b);
       if (held.some((task) => task === undefined)) break;

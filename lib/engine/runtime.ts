@@ -142,14 +142,9 @@ async function completeAndSearch(
     const batch = sent;
     const replies = (await (lean
       ? runRequest(context, 'completeClaim', (request) =>
-          claimHeaderArgs(
-            context,
-            callMs,
-            request,
-            filters as FilterList,
-            exclude,
-            parkFor as string,
-          ).concat(batch.flatMap((index) => leanEntries?.get(index) ?? [])),
+          claimHeaderArgs(context, callMs, request, filters as FilterList, exclude, parkFor).concat(
+            batch.flatMap((index) => leanEntries?.get(index) ?? []),
+          ),
         )
       : runRequest(context, 'deleteSearch', (request) =>
           foldedSearchArgs(context, callMs, request, exclude).concat(
