@@ -32,6 +32,9 @@ const only = process.env.BENCH_ONLY;
 const phases = new Set((process.env.BENCH_PHASES ?? 'create,process,wakeup').split(','));
 const concurrencies = [1, 10, 50];
 const batches = [16, 100];
+/** The Worker option `batch` (ours only): claims and completions 16 a call, at these concurrencies. */
+const claimBatch = 16;
+const batchedConcurrencies = [16, 50];
 
 const redis = await startCallgrindRedis();
 try {
@@ -68,6 +71,15 @@ async function measure(open, tag) {
       concurrency,
     );
   }
+  if (tag !== 'ours') return figures;
+  for (const concurrency of batchedConcurrencies) {
+    figures[`batched${concurrency}`] = await processing(
+      open,
+      `${tag}-b${claimBatch}-c${concurrency}`,
+      concurrency,
+      claimBatch,
+    );
+  }
   return figures;
 }
 
@@ -76,7 +88,7 @@ async function measure(open, tag) {
  * `jobs` completions after a warm-up, with enough tasks left behind that the
  * queue never drains while counted.
  */
-async function processing(open, name, concurrency) {
+async function processing(open, name, concurrency, batch = 1) {
   const engine = await open(name);
   const tail = 2 * concurrency + warm;
   await engine.createBatch(warm + jobs + tail, 100);
@@ -87,6 +99,7 @@ async function processing(open, name, concurrency) {
   const end = new Promise((resolve) => (finished = resolve));
   const stop = await engine.worker({
     concurrency,
+    batch,
     onDone: () => {
       done += 1;
       if (done === warm) started();
@@ -148,10 +161,20 @@ function print(results, wakeup) {
     ...batches.map((size) => [`create, batches of ${size}`, `batch${size}`]),
     ...concurrencies.map((c) => [`process, concurrency ${c}`, `process${c}`]),
     ...concurrencies.map((c) => [`lifecycle, concurrency ${c}`, `lifecycle${c}`]),
+    ...batchedConcurrencies.map((c) => [
+      `process, batch ${claimBatch}, concurrency ${c}`,
+      `batched${c}`,
+    ]),
+    ...batchedConcurrencies.map((c) => [
+      `lifecycle batched (create ${claimBatch} a call, batch ${claimBatch}), concurrency ${c}`,
+      `lifecycleBatched${c}`,
+    ]),
   ];
   for (const figures of results) {
     for (const c of concurrencies)
       figures[`lifecycle${c}`] = figures.createEach + figures[`process${c}`];
+    for (const c of batchedConcurrencies)
+      figures[`lifecycleBatched${c}`] = figures[`batch${claimBatch}`] + figures[`batched${c}`];
   }
   const [first, second] = results;
   console.log(`Redis instructions per job (callgrind), ${jobs} jobs a phase:`);
@@ -161,7 +184,9 @@ function print(results, wakeup) {
     table.push([
       label,
       ...results.map((r) => format(r[key])),
-      ...(second ? [(first[key] / second[key]).toFixed(2)] : []),
+      ...(second
+        ? [ratio(first[key], second[key.startsWith('lifecycleBatched') ? 'lifecycle1' : key])]
+        : []),
     ]);
   }
   for (const row of table) console.log(`| ${row.join(' | ')} |`);
@@ -171,6 +196,12 @@ function print(results, wakeup) {
       `rescue-engine wake-up path (create + woken search + delete-search): ${format(wakeup)}`,
     );
   }
+}
+
+/** ratio: ours / BullMQ; a batched lifecycle is set against BullMQ's unbatched one at concurrency 1. */
+function ratio(value, theirs) {
+  if (value === undefined || theirs === undefined) return '–';
+  return (value / theirs).toFixed(2);
 }
 
 function format(value) {
