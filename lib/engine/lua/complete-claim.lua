@@ -113,7 +113,7 @@ end
 -- the lean path's state while every entry so far took it; the general path's
 -- context and search once one did not
 local lean = nil
-if rare == '' and lean_queue() then lean = new_lean(worker, ARGV[6]) end
+if rare == '' and lean_queue() then lean = new_lean(worker, ARGV[6], (#ARGV - ENTRIES + 1) / ENTRY_ARGUMENTS) end
 local ctx, searching = nil, nil
 local function go_general()
   if ctx ~= nil then return end
@@ -143,11 +143,14 @@ end
 
 local replies, memory = {}, {}
 -- the entries run until the call has run its step (include/step.lua), the
--- first always; those left are answered 'later'. A call of one entry reads no clock.
+-- first always; those left are answered 'later'. A call of one entry reads no
+-- clock; a longer one reads it every STEP_EVERY entries (an entry's work is
+-- bounded: the step ends at most that many entries late).
+local STEP_EVERY = 4
 if ENTRIES + ENTRY_ARGUMENTS <= #ARGV then step_spent() end
 local later = false
 for first = ENTRIES, #ARGV, ENTRY_ARGUMENTS do
-  later = later or (#replies > 0 and step_spent())
+  later = later or (#replies > 0 and #replies % STEP_EVERY == 0 and step_spent())
   if later then
     replies[#replies + 1] = { 'later' }
     memory[#memory + 1] = '{"l":1}'

@@ -40,9 +40,11 @@ end
 
 -- lean: the state of one call. `worker` and `self_key` are the caller's;
 -- `delta` the change of its owners count not yet written; the share gate's
--- reads of `owners` are made once.
-local function new_lean(worker, self_key)
-  return { worker = worker, self_key = self_key, delta = 0 }
+-- reads of `owners`, the heads of `ready` and whether outcomes exist are
+-- read once
+-- and `claims_most` how many claims the call may make (its entries).
+local function new_lean(worker, self_key, claims_most)
+  return { worker = worker, self_key = self_key, delta = 0, claims_most = claims_most }
 end
 
 -- lean_complete deletes task `id` that the call's worker owns under `token`
@@ -74,9 +76,15 @@ local function lean_complete(lean, id, token, seen, outcome, now, retention, mos
   redis.call('HDEL', K['tasks'], id)
   lean.delta = lean.delta - 1
   if lean.candidates ~= nil then lean.candidates = lean.candidates - 1 end
-  -- the outcome's record is built only when kept or heard (record_outcome)
-  if task == nil and ((retention > 0 and most > 0) or watched(id)) then task = decode_stored(id, record) end
-  record_outcome(id, 'completed', task, outcome, nil, now, retention, most)
+  -- the outcome's record is built only when kept or heard (record_outcome);
+  -- with neither, only an older outcome of the id is dropped, if there are
+  -- outcomes at all (one look a call: the lean path writes none then)
+  if (retention > 0 and most > 0) or watched(id) then
+    record_outcome(id, 'completed', task or decode_stored(id, record), outcome, nil, now, retention, most)
+  else
+    if lean.outcomes == nil then lean.outcomes = redis.call('EXISTS', K['outcomes']) == 1 end
+    if lean.outcomes then record_outcome(id, 'completed', nil, outcome, nil, now, retention, most) end
+  end
   return true
 end
 
@@ -109,7 +117,14 @@ end
 -- and `expiry_ms` as search.lua's ARGV.
 local function lean_claim(lean, now_text, expiry, expiry_ms)
   if not lean_share(lean) then return nil end
-  local id = redis.call('ZRANGE', K['ready'], 0, 0)[1]
+  -- the heads of `ready`, read once for the claims the call may make: only
+  -- these claims take from it while the lean path runs, oldest first
+  local heads = lean.heads
+  if heads == nil then
+    heads = redis.call('ZRANGE', K['ready'], 0, lean.claims_most - 1)
+    lean.heads, lean.head = heads, 1
+  end
+  local id = heads[lean.head]
   if id == nil then return nil end
   local record = redis.call('HGET', K['tasks'], id)
   if not record then return nil end
@@ -134,6 +149,7 @@ local function lean_claim(lean, now_text, expiry, expiry_ms)
     record = encode_stored(task)
   end
   redis.call('HSET', K['tasks'], id, record)
+  lean.head = lean.head + 1
   redis.call('ZREM', K['ready'], id)
   redis.call('ZADD', K['leases'], expiry_ms, id)
   redis.call('HSET', K['holders'], id, now_text .. ':' .. worker)
