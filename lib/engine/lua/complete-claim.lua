@@ -120,7 +120,11 @@ local function go_general()
   ctx = new_context(now)
   searching = general_searching()
   if lean ~= nil then
-    ctx.owners[worker] = lean.delta -- what the lean entries changed, written by finish
+    -- what the lean entries changed: the owners count goes to finish, the
+    -- claims counter is written now (the general path takes tokens next)
+    ctx.owners[worker] = lean.delta
+    lean.delta = 0
+    lean_counts(lean)
     ctx.untailed = true -- the lean path ran: nobody tails the events
     lean = nil
   end

@@ -110,6 +110,18 @@ local function lean_share(lean)
   return candidates > 0 and share - (lean.stored + lean.delta) > 0
 end
 
+-- lean_token: the fencing token of the call's next claim. A call of several
+-- entries reads `claims` once and writes it once, at its end (lean_counts):
+-- its claims take the numbers after it in order, as INCR would give them.
+local function lean_token(lean)
+  if lean.claims_most == 1 then return string.format('%d', redis.call('INCR', K['claims'])) end
+  if lean.token_base == nil then
+    lean.token_base, lean.tokens = tonumber(redis.call('GET', K['claims']) or '0'), 0
+  end
+  lean.tokens = lean.tokens + 1
+  return string.format('%d', lean.token_base + lean.tokens)
+end
+
 -- lean_claim claims the head of `ready` for the call's worker (search()'s
 -- phase 5 and reindex for a plain task): its id and stored record, or nil
 -- (nothing written) when the general search must run: nothing to claim, the
@@ -134,7 +146,7 @@ local function lean_claim(lean, now_text, expiry, expiry_ms)
     if not lean_plain(task) or owner_of(task) ~= nil then return nil end
   end
   local worker = lean.worker
-  local token = string.format('%d', redis.call('INCR', K['claims']))
+  local token = lean_token(lean)
   if task == nil then
     -- the claim's labels go in front, and the rest of the record stays as
     -- it is, not decoded and encoded again
@@ -160,8 +172,12 @@ local function lean_claim(lean, now_text, expiry, expiry_ms)
 end
 
 -- lean_counts writes the change of the worker's owners count (write_counts
--- for the one worker the lean path counts for)
+-- for the one worker the lean path counts for) and the claims counter
 local function lean_counts(lean)
+  if lean.tokens ~= nil and lean.tokens > 0 then
+    redis.call('INCRBY', K['claims'], lean.tokens)
+    lean.token_base, lean.tokens = nil, nil
+  end
   local delta = lean.delta
   lean.delta = 0
   if delta == 0 then return end
