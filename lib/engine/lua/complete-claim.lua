@@ -148,13 +148,15 @@ end
 local replies, memory = {}, {}
 -- the entries run until the call has run its step (include/step.lua), the
 -- first always; those left are answered 'later'. A call of one entry reads no
--- clock; a longer one reads it every STEP_EVERY entries (an entry's work is
--- bounded: the step ends at most that many entries late).
+-- clock; a longer one reads it before each general entry, and every
+-- STEP_EVERY lean entries (a lean entry's work is small and bounded: the step
+-- ends at most that many entries late; a general search's bounded loops share
+-- the step, and must not start with it spent).
 local STEP_EVERY = 4
 if ENTRIES + ENTRY_ARGUMENTS <= #ARGV then step_spent() end
 local later = false
 for first = ENTRIES, #ARGV, ENTRY_ARGUMENTS do
-  later = later or (#replies > 0 and #replies % STEP_EVERY == 0 and step_spent())
+  later = later or (#replies > 0 and (lean == nil or #replies % STEP_EVERY == 0) and step_spent())
   if later then
     replies[#replies + 1] = { 'later' }
     memory[#memory + 1] = '{"l":1}'
