@@ -1,4 +1,4 @@
-import { deleteThenSearch } from '../lib/engine/runtime.js';
+import { claimTasks, deleteThenSearch } from '../lib/engine/runtime.js';
 import { noFilters } from '../lib/engine/filters.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
@@ -91,6 +91,31 @@ describe('a write whose reply was lost', () => {
       ['b', 'eon'],
       ['c', undefined],
     ]);
+  });
+
+  it('claims of a batch: claims each task once, and answers as the first time', async () => {
+    const q = queue();
+    const eon = q.engine('eon', { redis: proxy.url });
+    await eon.create({ meta: { k: 'warm-up' } });
+    const slots = [0, 1].map((slot) => ({ slot: String(slot), forMs: 15_000 }));
+    // load the complete-claim script: the reply lost must be the call's
+    const [warm] = await claimTasks(eon, noFilters, slots.slice(0, 1), []);
+    await eon.delete((warm?.deleted === true ? warm.next : undefined)!);
+    for (const k of ['a', 'b', 'c']) await eon.create({ meta: { k } });
+    proxy.dropNextReply();
+    const outcomes = await claimTasks(eon, noFilters, slots, []);
+    expect(proxy.dropped).toBe(1);
+    expect(outcomes.map((outcome) => outcome.deleted && outcome.next?.meta)).toEqual([
+      { k: 'a' },
+      { k: 'b' },
+    ]);
+    const left = await q.engine('aux').lister(everything);
+    expect(left.map((task) => [task.meta?.['k'], task.core?.[Label.Worker]])).toEqual([
+      ['a', 'eon'],
+      ['b', 'eon'],
+      ['c', undefined],
+    ]);
+    expect(await q.redis.hget(`${q.prefix}:owners`, 'eon')).toBe('2');
   });
 
   it('delete-search cut by its step time: the entries it left come again, and each completes once', async () => {

@@ -204,24 +204,25 @@ describe('an engine whose steps are cut by time', () => {
 
   it('completes folded completions over more calls, each claiming the next task in order', async () => {
     const q = queue();
-    const created = await createMany(q, 12, (index) => ({ meta: { n: String(index) } }));
+    const created = await createMany(q, 16, (index) => ({ meta: { n: String(index) } }));
     const counting = countingClient();
     try {
       const eon = q.engine('eon', { redis: counting.client, stepTime: tiny });
       const claimed = [];
-      for (let index = 0; index < 4; index++) claimed.push(await eon.search());
-      expect(claimed.map(idOf)).toEqual(created.slice(0, 4).map(idOf));
+      for (let index = 0; index < 8; index++) claimed.push(await eon.search());
+      expect(claimed.map(idOf)).toEqual(created.slice(0, 8).map(idOf));
       counting.reset();
       const noFilters = filterList([]);
       const outcomes = await deleteThenSearch(
         eon,
         claimed.map((task) => ({ task: task as Task, filters: noFilters })),
       );
-      // counts alone: one call; with 1 µs, the first completion of each call alone
-      expect(counting.scripts('deleteSearch')).toBe(4);
-      expect(outcomes.map((outcome) => outcome.deleted)).toEqual([true, true, true, true]);
+      // counts alone: one call; with 1 µs, each call ends at its first look at
+      // the clock, after 4 entries (complete-claim.lua STEP_EVERY)
+      expect(counting.scripts('completeClaim')).toBe(2);
+      expect(outcomes.map((outcome) => outcome.deleted)).toEqual(claimed.map(() => true));
       expect(outcomes.map((outcome) => (outcome.deleted ? idOf(outcome.next) : ''))).toEqual(
-        created.slice(4, 8).map(idOf),
+        created.slice(8, 16).map(idOf),
       );
       expect(await q.redis.hmget(`${q.prefix}:tasks`, ...claimed.map(idOf))).toEqual(
         claimed.map(() => null),

@@ -13,7 +13,7 @@ export const aclCommands = {
   /** Run by the engine's scripts, on the queue's keys (ACL checks each call inside a script). */
   scripts: [
     'exists', 'get', 'hdel', 'hexists', 'hget', 'hgetall', 'hincrby', 'hkeys', 'hlen',
-    'hmget', 'hscan', 'hset', 'hsetnx', 'hstrlen', 'incr', 'lindex', 'lpop', 'lset', 'publish',
+    'hmget', 'hscan', 'hset', 'hsetnx', 'hstrlen', 'incr', 'incrby', 'lindex', 'lpop', 'lset', 'publish',
     'pubsub|numsub', 'pubsub|shardnumsub', 'rpush', 'set', 'spublish', 'time', 'unlink', 'xadd', 'zadd',
     'zpopmin', 'zcard', 'zcount', 'zlexcount', 'zrange', 'zrangebylex', 'zrangebyscore', 'zrank', 'zrem',
     'zremrangebyscore', 'zscore',
@@ -151,6 +151,7 @@ function probes(keys: QueueKeys, lock: string): Record<AclCommand, string[][]> {
     hsetnx: [[keys.watched, 'key', '1']],
     hstrlen: [[keys.outcomes, 'id']],
     incr: [[keys.sequence]],
+    incrby: [[keys.claims, '1']],
     lindex: [[keys['root-jobs'], '0']],
     lpop: [[keys['root-jobs']]],
     lset: [[keys['root-jobs'], '0', '{}']],

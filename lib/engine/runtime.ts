@@ -6,6 +6,7 @@ import type { Task } from '../task/task.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { prepareCreate } from './create.js';
 import { completeBroadcastLocally, countDelete, deleteTask, prepareDelete } from './delete.js';
+import { claimEntryArgs, claimHeaderArgs, sharedParking } from './complete-claim.js';
 import { filterList, type FilterList } from './filters.js';
 import { contextOf } from './handle.js';
 import { completedTask, countTasks, observe } from './observe.js';
@@ -70,27 +71,44 @@ export async function deleteThenSearch(
   return observe(context, 'deleteSearch', () => completeAndSearch(context, completions, exclude));
 }
 
+/** A step of completeAndSearch: a completion, or a claim alone for a slot. */
+type Step = Completion | ClaimStep;
+
+/** ClaimStep is a search of a slot that completes nothing. */
+interface ClaimStep extends Omit<Completion, 'task'> {
+  claimAlone: true;
+  task?: undefined;
+}
+
 async function completeAndSearch(
   context: EngineContext,
-  completions: readonly Completion[],
+  completions: readonly Step[],
   exclude: string[],
 ): Promise<CompletionOutcome[]> {
   assertOpen(context, 'delete');
   const now = readClock(context.clock);
   const nowMs = now.getTime();
   const outcomes: (CompletionOutcome | undefined)[] = [];
-  /** the script's arguments of each completion sent, by its index */
+  /** the delete-search arguments of each completion sent, by its index */
   const entries = new Map<number, (string | number)[]>();
+  /** the same for complete-claim, while every step so far fits it */
+  let leanEntries: Map<number, string[]> | undefined = new Map();
   for (let index = 0; index < completions.length; index++) {
-    const { task, filters, parking, outcome, children } = completions[index] as Completion;
+    const step = completions[index] as Step;
+    const { task, filters, parking, outcome, children } = step;
     try {
-      const prepared = prepareDelete(context, task, now, outcome, children);
+      const prepared =
+        'claimAlone' in step ? undefined : prepareDelete(context, task, now, outcome, children);
       // a broadcast copy this engine received is completed here: its search follows below
-      if (prepared.completedLocally) {
+      if (prepared?.completedLocally === true) {
         await completeBroadcastLocally(context, prepared.id, children ?? '', now);
-        completedTask(context, task);
+        completedTask(context, task as Task);
         continue;
       }
+      const lean = claimEntryArgs(context, { folded: prepared?.folded, task, parking });
+      if (lean === undefined) leanEntries = undefined;
+      else leanEntries?.set(index, lean);
+      if (prepared === undefined) continue; // a claim alone: complete-claim carries it
       entries.set(index, [
         ...prepared.folded,
         filters.texts,
@@ -102,7 +120,17 @@ async function completeAndSearch(
       outcomes[index] = { deleted: false, error };
     }
   }
-  let sent = [...entries.keys()];
+  // complete-claim takes one filter list and one parking time for the call
+  const sentSteps = [...(leanEntries?.keys() ?? entries.keys())].map(
+    (index) => completions[index] as Step,
+  );
+  const filters = sentSteps[0]?.filters;
+  const parkFor = sharedParking(sentSteps);
+  const lean =
+    leanEntries !== undefined &&
+    parkFor !== undefined &&
+    sentSteps.every((step) => step.filters.texts === filters?.texts);
+  let sent = [...(lean ? (leanEntries as Map<number, string[]>) : entries).keys()];
   if (sent.length > 0) {
     const pruning = pruneLedger(context, nowMs);
     if (pruning !== undefined) await pruning;
@@ -112,20 +140,26 @@ async function completeAndSearch(
   // completion): the completions it left go in the next call
   for (let callMs = nowMs; sent.length > 0; callMs = readClock(context.clock).getTime()) {
     const batch = sent;
-    const replies = (await runRequest(context, 'deleteSearch', (request) =>
-      foldedSearchArgs(context, callMs, request, exclude).concat(
-        context.options.outcomeRetention,
-        context.options.outcomeLimit,
-        batch.flatMap((index) => entries.get(index) ?? []),
-      ),
-    )) as DeleteSearchReply[];
+    const replies = (await (lean
+      ? runRequest(context, 'completeClaim', (request) =>
+          claimHeaderArgs(context, callMs, request, filters as FilterList, exclude, parkFor).concat(
+            batch.flatMap((index) => leanEntries?.get(index) ?? []),
+          ),
+        )
+      : runRequest(context, 'deleteSearch', (request) =>
+          foldedSearchArgs(context, callMs, request, exclude).concat(
+            context.options.outcomeRetention,
+            context.options.outcomeLimit,
+            batch.flatMap((index) => entries.get(index) ?? []),
+          ),
+        ))) as DeleteSearchReply[];
     const counts = replies[batch.length];
     if (counts?.[0] === 'counts')
       countTasks(context, { created: { gate: counts[1] }, halted: counts[2] });
     sent = [];
     for (let position = 0; position < batch.length; position++) {
       const index = batch[position] as number;
-      const completion = completions[index] as Completion;
+      const completion = completions[index] as Step;
       const reply = replies[position];
       // the script always runs its first entry: a call that left them all answered wrongly
       if (reply?.[0] === 'later' && position > 0) {
@@ -143,30 +177,64 @@ async function completeAndSearch(
         outcomes[index] = { deleted: false, error: fromReply(new Error(message)) };
         continue;
       }
-      if (observed) {
+      if (observed && !('claimAlone' in completion)) {
         countDelete(context, [reply[0], 0, 0]);
         completedTask(context, completion.task);
       }
       // the entry's search answer follows its delete's result
       const next = readSearchReply(context, reply, callMs, completion.filters.set, 1);
       // a broadcast task another search of this engine delivered first, or a
-      // search that ran out of its budget: search again below
+      // search that ran out of its budget: searched again before the next
+      // call (complete-claim leaves the entries after it for that call)
       if (next !== retry && next !== more) outcomes[index] = { deleted: true, next };
+      else if (lean) outcomes[index] = await searchAgain(context, completion, exclude);
     }
   }
   for (let index = 0; index < completions.length; index++) {
-    if (outcomes[index] !== undefined) continue;
-    const completion = completions[index] as Completion;
-    try {
-      outcomes[index] = {
-        deleted: true,
-        next: await searchWith(context, completion.filters, exclude, completion.parking),
-      };
-    } catch (searchError) {
-      outcomes[index] = { deleted: true, next: undefined, searchError };
-    }
+    if (outcomes[index] === undefined)
+      outcomes[index] = await searchAgain(context, completions[index] as Step, exclude);
   }
   return outcomes as CompletionOutcome[];
+}
+
+/** searchAgain runs the search of a step whose delete went through (or that had none) on its own. */
+async function searchAgain(
+  context: EngineContext,
+  step: Step,
+  exclude: string[],
+): Promise<CompletionOutcome> {
+  try {
+    return {
+      deleted: true,
+      next: await searchWith(context, step.filters, exclude, step.parking),
+    };
+  } catch (searchError) {
+    return { deleted: true, next: undefined, searchError };
+  }
+}
+
+/**
+ * claimTasks claims up to one task for each of the given slots of this
+ * engine's worker in one atomic step (docs/semantics.md §3.2, a search per
+ * slot one after another with nothing in between), with the same filters.
+ * Each slot that finds no work parks. A search that fails is its slot's
+ * `searchError`; the others' claims stand.
+ */
+export async function claimTasks(
+  engine: object,
+  filters: FilterList,
+  parkings: readonly Parking[],
+  exclude: string[],
+): Promise<CompletionOutcome[]> {
+  const context = contextOf(engine);
+  return observe(context, 'search', () => {
+    assertOpen(context, 'search');
+    return completeAndSearch(
+      context,
+      parkings.map((parking) => ({ claimAlone: true, filters, parking })),
+      exclude,
+    );
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { decodeStored } from '../task/codec.js';
+import { Label } from '../task/label.js';
 import type { Task } from '../task/task.js';
 import { formatTime } from '../task/time.js';
 import { validateFilter } from '../task/validate.js';
@@ -75,6 +76,27 @@ const leaseEnds = new WeakMap<Task, number>();
 export function claimedLeaseEnd(task: Task): number | undefined {
   return leaseEnds.get(task);
 }
+
+/**
+ * The stored records of tasks the lean path claimed (complete-claim.lua),
+ * by the task object the search returned: a record still stored as it was
+ * is of that claim, and its completion need not decode it (include/lean.lua).
+ */
+const leanRecords = new WeakMap<Task, LeanClaim>();
+
+/** LeanClaim is a claim the lean path made: the record it answered, and the claim's token. */
+export interface LeanClaim {
+  record: string;
+  token: string;
+}
+
+/** leanClaimOf tells the claim the lean path made of this task object, if it made it. */
+export function leanClaimOf(task: Task): LeanClaim | undefined {
+  return leanRecords.get(task);
+}
+
+/** What complete-claim.lua answers as a claim's resume when the lean path made it. */
+const leanClaim = 'lean';
 
 /** retry marks a broadcast task a concurrent search of this engine delivered first. */
 export const retry = Symbol('retry');
@@ -153,7 +175,7 @@ export function parkingArgs(parking: Parking | undefined, nowMs: number): string
 }
 
 /** idList writes ids for the script; '' when there are none (most searches). */
-function idList(ids: readonly string[]): string {
+export function idList(ids: readonly string[]): string {
   return ids.length === 0 ? '' : JSON.stringify(ids);
 }
 
@@ -190,6 +212,8 @@ export function readSearchReply(
   const task = decodeStored(id, record);
   if (kind === 'task') {
     leaseEnds.set(task, nowMs + context.options.expiry);
+    if (reply[offset + 5] === leanClaim)
+      leanRecords.set(task, { record, token: task.core?.[Label.Token] ?? '' });
     return task;
   }
   return context.ledger.deliver(id, nowMs, nowMs + context.options.expiry) ? task : retry;

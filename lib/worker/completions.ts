@@ -36,7 +36,7 @@ const missingOutcome = new Error(
  * script time: a completion costs the script about the same alone or in
  * company.
  */
-const batchMost = 16;
+const foldedMost = 16;
 
 /**
  * From how many slots a worker folds completions together, and into how many
@@ -71,12 +71,26 @@ const callsInFlight = 2;
  */
 export class Completions {
   private readonly lanes: Lane[];
+  /** The most completions one call carries. */
+  private readonly batchMost: number;
 
+  /**
+   * `batch` is the Worker option: above 1, a call carries up to max(batch,
+   * 16) completions, and the slots share ceil(slots / batch) lanes, so that
+   * a lane's call can fill up.
+   */
   constructor(
     private readonly send: SendCompletions,
     slotCount: number,
+    batch = 1,
   ) {
-    const lanes = slotCount < foldFrom ? Math.max(1, slotCount) : foldedLanes;
+    this.batchMost = Math.max(batch, foldedMost);
+    const lanes =
+      batch > 1
+        ? Math.max(1, Math.ceil(slotCount / batch))
+        : slotCount < foldFrom
+          ? Math.max(1, slotCount)
+          : foldedLanes;
     this.lanes = Array.from({ length: lanes }, (_, index) => ({
       queue: [],
       inFlight: 0,
@@ -117,7 +131,7 @@ export class Completions {
   }
 
   private sendBatch(lane: Lane): void {
-    const batch = lane.queue.splice(0, batchMost);
+    const batch = lane.queue.splice(0, this.batchMost);
     lane.inFlight++;
     // one reaction settles the batch and frees the lane (no promise chain per call)
     void this.send(batch).then(

@@ -10,6 +10,15 @@ export interface WorkerOptions {
    */
   concurrency?: number;
   /**
+   * The most tasks one claim call takes, at most `maxBatch`: free slots claim
+   * together, min(batch, free slots) a call, and finished tasks are completed
+   * together with the next claims up to max(batch, 16) a call, so Redis pays
+   * a call's fixed cost once per batch. Each task still has its own lease and
+   * fencing token, and each handler gets one task.
+   * @defaultValue 1
+   */
+  batch?: number;
+  /**
    * ms between `expire` runs; across all workers of a queue one runs it per interval.
    * @defaultValue 5 000
    */
@@ -82,6 +91,7 @@ export interface WorkerOptions {
 /** workerDefaults holds the default of each option. */
 export const workerDefaults = {
   concurrency: 1,
+  batch: 1,
   expireInterval: 5_000,
   tickerInterval: 5_000,
   stopTimeout: undefined,
@@ -97,6 +107,7 @@ export const workerDefaults = {
 
 export interface ResolvedWorkerOptions {
   readonly concurrency: number;
+  readonly batch: number;
   readonly expireInterval: number;
   readonly tickerInterval: number;
   readonly stopTimeout: number | undefined;
@@ -114,18 +125,22 @@ export interface ResolvedWorkerOptions {
 /** The most tasks one worker ensures at once: a slot is a loop with its own claims and timers. */
 export const maxConcurrency = 1_000;
 
+/** The most tasks one claim call of a worker takes (`batch`): a call blocks Redis while it runs. */
+export const maxBatch = 100;
+
 /** The longest a Node.js timer waits (ms): a longer one fires at once. */
 const maxTimerMs = 2 ** 31 - 1;
 
 /**
  * resolveWorkerOptions applies the defaults and checks the options; `null` or
  * `undefined` means all defaults. A value of the wrong kind is a TypeError, a
- * number beyond its bound (`concurrency` above maxConcurrency, an interval or
+ * number beyond its bound (`concurrency` above maxConcurrency, `batch` above maxBatch, an interval or
  * `stopTimeout` above what a timer can wait) a RangeError; both name the option.
  */
 export function resolveWorkerOptions(options?: WorkerOptions | null): ResolvedWorkerOptions {
   const resolved = { ...workerDefaults, ...readOptions(options) };
   integerOption('concurrency', resolved.concurrency, 1, maxConcurrency);
+  integerOption('batch', resolved.batch, 1, maxBatch);
   for (const name of [
     'expireInterval',
     'tickerInterval',

@@ -4,6 +4,7 @@ import {
   claimedLeaseEnd,
   completeLocally,
   completeTask,
+  claimTasks,
   deleteThenSearch,
   engineContext,
   failTask,
@@ -30,6 +31,7 @@ import { formatTime } from '../task/time.js';
 import { handlerPolicy, readHandlers, requireEngine } from './arguments.js';
 import { Attempt } from './attempt.js';
 import { BackgroundLoop } from './background.js';
+import { Claims } from './batch.js';
 import { Completions } from './completions.js';
 import { DeclinedTasks } from './declined.js';
 import { EarlyCancels } from './early-cancels.js';
@@ -120,6 +122,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private readonly earlyCancels = new EarlyCancels();
   /** Each slot's parking, the same for every search of the slot. */
   private readonly parkings: Parking[];
+  /** The free slots' searches, sent together (option `batch` above 1). */
+  private readonly claims: Claims | undefined;
 
   /**
    * Checks every argument here, so a worker that was built runs: a TypeError
@@ -149,7 +153,15 @@ export class Worker extends EventEmitter<WorkerEvents> {
     this.completions = new Completions(
       (batch) => deleteThenSearch(this.engine, batch, this.skipped()),
       this.options.concurrency,
+      this.options.batch,
     );
+    this.claims =
+      this.options.batch > 1
+        ? new Claims(
+            (parkings) => claimTasks(this.engine, this.nextFilters(), parkings, this.skipped()),
+            this.options.batch,
+          )
+        : undefined;
   }
 
   private resolveLeaseTerms(): LeaseTerms {
@@ -429,6 +441,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
 
   /** acquire searches with every filter, in turn, starting one further than the last search. */
   private acquire(slot: number): Promise<Task | undefined> {
+    if (this.claims !== undefined) return this.claims.claim(this.parking(slot));
     return searchFor(this.engine, this.nextFilters(), this.skipped(), this.parking(slot));
   }
 

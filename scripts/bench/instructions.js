@@ -11,11 +11,12 @@
 // never drained while counted, so the figure is the steady state of a busy
 // queue); then, ours only, the wake-up path (a parked one-slot Worker, tasks
 // created one at a time). Lifecycle = create one at a time + process.
-// BENCH_ONLY=ours|theirs measures one engine; BENCH_PHASES=create,process,wakeup
-// (the default: all three) runs only the phases named; BENCH_REDIS_SERVER names another
+// BENCH_ONLY=ours|theirs measures one engine; BENCH_REDIS_SERVER names another
 // redis-server binary (one built with symbols, to read with callgrind_annotate
 // where the instructions go) and BENCH_KEEP_DUMPS=1 keeps callgrind's dumps in
-// the temporary folder. Needs valgrind. Not in `npm test`.
+// the temporary folder; BENCH_PHASES=create,process,wakeup (a comma list)
+// runs only those phases (lifecycle needs create and process). Needs
+// valgrind. Not in `npm test`.
 import { startCallgrindRedis } from './lib/callgrind.js';
 import {
   callgrindConnectTimeout,
@@ -31,6 +32,9 @@ const only = process.env.BENCH_ONLY;
 const phases = new Set((process.env.BENCH_PHASES ?? 'create,process,wakeup').split(','));
 const concurrencies = [1, 10, 50];
 const batches = [16, 100];
+/** The Worker option `batch` (ours only): claims and completions 16 a call, at these concurrencies. */
+const claimBatch = 16;
+const batchedConcurrencies = [16, 50];
 
 const redis = await startCallgrindRedis();
 try {
@@ -60,11 +64,21 @@ async function measure(open, tag) {
     }
   }
   await engine.close();
-  for (const concurrency of phases.has('process') ? concurrencies : []) {
+  if (!phases.has('process')) return figures;
+  for (const concurrency of concurrencies) {
     figures[`process${concurrency}`] = await processing(
       open,
       `${tag}-c${concurrency}`,
       concurrency,
+    );
+  }
+  if (tag !== 'ours') return figures;
+  for (const concurrency of batchedConcurrencies) {
+    figures[`batched${concurrency}`] = await processing(
+      open,
+      `${tag}-b${claimBatch}-c${concurrency}`,
+      concurrency,
+      claimBatch,
     );
   }
   return figures;
@@ -75,7 +89,7 @@ async function measure(open, tag) {
  * `jobs` completions after a warm-up, with enough tasks left behind that the
  * queue never drains while counted.
  */
-async function processing(open, name, concurrency) {
+async function processing(open, name, concurrency, batch = 1) {
   const engine = await open(name);
   const tail = 2 * concurrency + warm;
   await engine.createBatch(warm + jobs + tail, 100);
@@ -86,6 +100,7 @@ async function processing(open, name, concurrency) {
   const end = new Promise((resolve) => (finished = resolve));
   const stop = await engine.worker({
     concurrency,
+    batch,
     onDone: () => {
       done += 1;
       if (done === warm) started();
@@ -147,21 +162,34 @@ function print(results, wakeup) {
     ...batches.map((size) => [`create, batches of ${size}`, `batch${size}`]),
     ...concurrencies.map((c) => [`process, concurrency ${c}`, `process${c}`]),
     ...concurrencies.map((c) => [`lifecycle, concurrency ${c}`, `lifecycle${c}`]),
+    ...batchedConcurrencies.map((c) => [
+      `process, batch ${claimBatch}, concurrency ${c}`,
+      `batched${c}`,
+    ]),
+    ...batchedConcurrencies.map((c) => [
+      `lifecycle batched (create ${claimBatch} a call, batch ${claimBatch}), concurrency ${c}`,
+      `lifecycleBatched${c}`,
+    ]),
   ];
   for (const figures of results) {
     for (const c of concurrencies)
       figures[`lifecycle${c}`] = figures.createEach + figures[`process${c}`];
+    for (const c of batchedConcurrencies)
+      figures[`lifecycleBatched${c}`] = figures[`batch${claimBatch}`] + figures[`batched${c}`];
   }
   const [first, second] = results;
   console.log(`Redis instructions per job (callgrind), ${jobs} jobs a phase:`);
   const header = ['', ...results.map((r) => r.name), ...(second ? ['ours / BullMQ'] : [])];
   const table = [header, header.map(() => '---')];
   for (const [label, key] of rows) {
-    if (results.some((r) => r[key] === undefined || Number.isNaN(r[key]))) continue;
+    // a row no engine measured (BENCH_PHASES left it out); BullMQ has no batched claims
+    if (results.every((r) => r[key] === undefined || Number.isNaN(r[key]))) continue;
     table.push([
       label,
       ...results.map((r) => format(r[key])),
-      ...(second ? [(first[key] / second[key]).toFixed(2)] : []),
+      ...(second
+        ? [ratio(first[key], second[key.startsWith('lifecycleBatched') ? 'lifecycle1' : key])]
+        : []),
     ]);
   }
   for (const row of table) console.log(`| ${row.join(' | ')} |`);
@@ -173,6 +201,13 @@ function print(results, wakeup) {
   }
 }
 
+/** ratio: ours / BullMQ; a batched lifecycle is set against BullMQ's unbatched one at concurrency 1. */
+function ratio(value, theirs) {
+  if (value === undefined || theirs === undefined) return '–';
+  return (value / theirs).toFixed(2);
+}
+
 function format(value) {
+  if (value === undefined || Number.isNaN(value)) return '–';
   return Math.round(value).toLocaleString('en-US');
 }

@@ -39,6 +39,7 @@
 --- @include "delete-request"
 --- @include "search-request"
 --- @include "plain"
+--- @include "folded-replay"
 
 -- the general delete and search, built on first use: Redis runs a script's
 -- whole chunk on every call, and most calls of the worker runtime take the
@@ -59,33 +60,9 @@ end
 local searching = folded_search_request()
 
 -- a request sent again: the same deletes' answers, the same claims while they
--- hold (include/request.lua), and nothing written
+-- hold (include/folded-replay.lua), and nothing written
 local kept = replayed(searching.request)
-if kept ~= nil then
-  local replies = {}
-  for _, entry in ipairs(cjson.decode(kept)) do
-    if entry.n ~= nil then
-      replies[#replies + 1] = { 'counts', entry.n, entry.h }
-    elseif entry.e ~= nil then
-      replies[#replies + 1] = { 'error', entry.e }
-    elseif entry.l ~= nil then
-      replies[#replies + 1] = { 'later' }
-    elseif entry.k == 'task' then
-      searching.floor, searching.base = string.match(entry.f, '^(%d+):(%d+)$')
-      replies[#replies + 1] = { entry.r, replay_claim(entry.c, searching) }
-    elseif entry.k == 'broadcast' then
-      local record = redis.call('HGET', K['tasks'], entry.i)
-      if record then
-        replies[#replies + 1] = { entry.r, 'broadcast', entry.i, record, entry.f, '', '', '' }
-      else
-        replies[#replies + 1] = { entry.r, 'none', '', '', entry.f, '', '', '' }
-      end
-    else
-      replies[#replies + 1] = { entry.r, entry.k, '', '', entry.f, entry.d, entry.m, entry.b }
-    end
-  end
-  return replies
-end
+if kept ~= nil then return replay_folded(kept, searching) end
 
 local ctx = new_context(searching.now)
 local replies = {}
@@ -136,9 +113,7 @@ for first = ENTRIES, #ARGV, ENTRY_ARGUMENTS do
       local plain = plain_search(searching, ctx)
       if plain ~= nil then
         replies[#replies + 1] = { result, unpack(plain) }
-        -- what the replay of a claim reads; every part is digits, ids or words
-        memory[#memory + 1] = '{"r":' .. (result == 2 and '2' or '1') .. ',"k":"task","i":"' .. plain[2] .. '","f":"' .. plain[4]
-          .. '","c":"' .. ctx.claimed .. '"}'
+        memory[#memory + 1] = claim_memory(result == 2 and '2' or '1', plain[2], plain[4], ctx.claimed)
       else
         local reply = { result, general().search(searching, ctx) }
         ctx.plain_queue, ctx.plain_candidates = nil, nil

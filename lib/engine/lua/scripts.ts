@@ -24,6 +24,7 @@ const scriptFiles = {
   search: 'search',
   delete: 'delete',
   deleteSearch: 'delete-search',
+  completeClaim: 'complete-claim',
   extend: 'extend',
   cycles: 'cycles',
   release: 'release',

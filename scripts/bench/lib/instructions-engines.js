@@ -43,10 +43,11 @@ export function ours(url, name) {
       }
     },
     batchKind: typeof engine.createMany === 'function' ? 'createMany' : 'creates in flight',
-    /** worker starts a Worker; `onDone` is called once a task is ensured. */
-    async worker({ concurrency, onDone }) {
+    /** worker starts a Worker (`batch`: the Worker option); `onDone` is called once a task is ensured. */
+    async worker({ concurrency, batch = 1, onDone }) {
       const worker = new Worker(engine, [{ filter: () => true, ensure: () => Promise.resolve() }], {
         concurrency,
+        batch,
       });
       worker.on('task:ensured', onDone);
       await worker.start();

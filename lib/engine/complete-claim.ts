@@ -1,0 +1,92 @@
+import { formatTime } from '../task/time.js';
+import type { EngineContext } from './context.js';
+import type { FilterList } from './filters.js';
+import type { Task } from '../task/task.js';
+import { broadcastArgs, idList, leanClaimOf, type Parking } from './search.js';
+
+/**
+ * The arguments of complete-claim.lua, the worker runtime's common step: the
+ * call's header, then four per entry. It takes what a worker's plain
+ * completion needs, passed apart so the script splits no string; the
+ * completions it cannot carry (another worker's copy, a requeue, a gate,
+ * sync, spawned tasks; entries of different filters or parking) go to
+ * delete-search.lua instead.
+ */
+
+/** ClaimEntry is one entry of a call: the task to complete (none for a claim alone) and its slot's parking. */
+export interface ClaimEntry {
+  /** The delete as delete-search folds it (delete.ts prepareDelete `folded`), or undefined for a claim alone. */
+  folded?: readonly string[];
+  /** The copy completed: the record its lean claim answered goes along, while the copy is of that claim. */
+  task?: Task;
+  parking?: Parking;
+}
+
+/**
+ * claimEntryArgs are an entry's five arguments, or undefined when
+ * complete-claim cannot carry its delete: the copy is not of this engine's
+ * worker, or has rare fields.
+ */
+export function claimEntryArgs(context: EngineContext, entry: ClaimEntry): string[] | undefined {
+  const slot = entry.parking?.slot ?? '';
+  if (entry.folded === undefined) return ['', '', '', '', slot];
+  const [id = '', worker, token = '', outcome = '', rare] = entry.folded;
+  if (worker !== context.options.worker || rare !== '') return undefined;
+  const claim = entry.task === undefined ? undefined : leanClaimOf(entry.task);
+  // a copy whose token was changed since is not of that claim: the script decodes the record
+  const seen = claim !== undefined && claim.token === token ? claim.record : '';
+  return [id, token, seen, outcome, slot];
+}
+
+/**
+ * sharedParking: how long the entries' slots park (ms; '' when none parks), or
+ * undefined when they differ (complete-claim takes one for the call).
+ */
+export function sharedParking(entries: readonly ClaimEntry[]): string | undefined {
+  let forMs: number | undefined;
+  for (const { parking } of entries) {
+    if (parking === undefined) continue;
+    if (forMs !== undefined && forMs !== parking.forMs) return undefined;
+    forMs = parking.forMs;
+  }
+  return forMs === undefined ? '' : String(forMs);
+}
+
+/**
+ * claimHeaderArgs are complete-claim.lua's ARGV[1-13] for a call at nowMs with
+ * the request (requests.ts) passed as its key and number, the searches'
+ * filters, the ids none may claim and how long their slots park.
+ */
+export function claimHeaderArgs(
+  context: EngineContext,
+  nowMs: number,
+  request: string,
+  filters: FilterList,
+  exclude: readonly string[],
+  parkForMs: string,
+): (string | number)[] {
+  const leaseEndMs = nowMs + context.options.expiry;
+  const [floors = '', skips = ''] = broadcastArgs(context, filters);
+  const redeliver = idList(context.ledger.redeliverIds(nowMs));
+  const excluded = idList(exclude);
+  const rare =
+    redeliver === '' && excluded === '' && filters.texts === '' && skips === ''
+      ? ''
+      : JSON.stringify([redeliver, excluded, filters.texts, filters.ids, skips]);
+  const split = request.lastIndexOf(':');
+  return [
+    nowMs,
+    context.options.worker,
+    formatTime(new Date(leaseEndMs)),
+    leaseEndMs,
+    context.startMs,
+    context.selfKey,
+    split < 0 ? '' : request.slice(0, split),
+    split < 0 ? '' : request.slice(split + 1),
+    context.options.outcomeRetention,
+    context.options.outcomeLimit,
+    floors,
+    parkForMs,
+    rare,
+  ];
+}

@@ -1,0 +1,214 @@
+#!lua flags=allow-oom
+--[[ complete-claim: the worker runtime's common step, as one atomic step:
+  for each entry in order, complete a task this worker owns (a delete,
+  docs/semantics.md §3.3; none for an entry without an id) and claim the next
+  for the entry's slot (a search, 3.2), the same outcome as those calls made
+  one after another with nothing in between. delete-search.lua with what a
+  worker's plain completion needs, passed apart so the script splits no
+  string: on a plain queue each entry takes the lean path (include/lean.lua);
+  an entry the lean path does not handle, and every entry after it, runs the
+  general delete and search in the same call.
+
+  KEYS         the queue's `tasks` key; the script names every other from it (loader.ts)
+  ARGV[1]      now_ms
+  ARGV[2]      worker       this engine's worker id, the owner of every task completed
+  ARGV[3]      expiry       formatTime(now + expiry): the lease end of a claim
+  ARGV[4]      expiry_ms    the same in ms
+  ARGV[5]      start_ms     the engine's start instant (broadcast tasks)
+  ARGV[6]      self_key     where the worker sorts among the owners (lib/engine/keys.ts workerOrderKey)
+  ARGV[7-8]    the request's key `<instance>:<slot>` and number (include/request.lua),
+               or '' and '': the same request again answers the same
+  ARGV[9]      retention    how long a deleted task's outcome is kept, ms (0: not kept)
+  ARGV[10]     most         how many outcomes the queue keeps at most
+  ARGV[11]     floors       '<floor>:<base>' of the searches' filters (search.lua ARGV[6])
+  ARGV[12]     park_for_ms  how long a slot that finds no work stays parked, or '' (no parking)
+  ARGV[13]     rare         '' or a JSON array of the searches' rare arguments: redeliver,
+                            exclude, filters, filter ids, broadcast skips (search.lua
+                            ARGV[8], [10], [5], [13], [7]); the lean path runs only without
+  ARGV[14..]   per entry, 5 arguments: the id of the task to complete ('' for a claim
+               alone), the copy's fencing token, the record its claim answered
+               ('' when unknown or the copy is not of that claim: include/lean.lua
+               lean_complete), the outcome's fields ('' for none), the slot that
+               claims ('' for none)
+  Returns  per entry, in order: { delete result (1, 2 requeued, 0 no delete), kind, id,
+           record, floor, next due, resume, sequence back } (see delete.lua,
+           search.lua), or { 'error', message } when the entry's delete failed:
+           its search did not run, and it wrote nothing; or { 'later' } for
+           each entry left when the call had run the engine's stepTime (the
+           first entry always runs): nothing of it was done, and the caller
+           sends it again; then one last { 'counts', emitted, halted }: the
+           children gate templates emitted and the tasks requeues halted
+  Errors   none: a failed delete is its entry's answer
+]]
+--- @include "features"
+--- @include "task"
+--- @include "step"
+--- @include "request"
+--- @include "owners"
+--- @include "outcome"
+--- @include "delete-request"
+--- @include "search-request"
+--- @include "folded-replay"
+--- @include "lean"
+
+-- the general delete and search, built on first use (delete-search.lua)
+local general_module = nil
+local function general()
+  if general_module ~= nil then return general_module end
+  --- @include "has"
+  --- @include "roots"
+  --- @include "index"
+  --- @include "walk"
+  --- @include "delete"
+  --- @include "search"
+  general_module = { delete = delete, search = search, finish = finish }
+  return general_module
+end
+
+local now_text, worker, expiry, expiry_ms = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local now = tonumber(now_text)
+local request_key, request_number = ARGV[7], ARGV[8]
+local retention, most = tonumber(ARGV[9]), tonumber(ARGV[10])
+local floors, park_for, rare = ARGV[11], ARGV[12], ARGV[13]
+local ENTRIES, ENTRY_ARGUMENTS = 14, 5
+
+-- general_searching: the search of the general path (search-request.lua's
+-- request), read from the arguments when first needed
+local function general_searching()
+  local none = {}
+  local searching = {
+    now = now,
+    now_text = now_text,
+    worker = worker,
+    expiry = expiry,
+    expiry_ms = expiry_ms,
+    floor = string.match(floors, '^(%d+)'),
+    base = string.match(floors, ':(%d+)$'),
+    skip = none,
+    redeliver = none,
+    start_ms = ARGV[5],
+    exclude = none,
+    self_key = ARGV[6],
+    resume = '',
+    slot = '',
+    park_until = park_for == '' and '' or string.format('%d', now + tonumber(park_for)),
+    filters = none,
+    filter_ids = none,
+    filter_json = none,
+  }
+  if rare ~= '' then
+    local redeliver, exclude, texts, ids, skip = unpack(cjson.decode(rare))
+    searching.redeliver = id_set(redeliver, none)
+    searching.exclude = id_set(exclude, none)
+    read_filters(searching, texts, ids)
+    searching.skip = id_set(skip, none)
+  end
+  return searching
+end
+
+if request_key ~= '' then
+  local kept = replayed_at(request_key, request_number)
+  if kept ~= nil then return replay_folded(kept, general_searching()) end
+end
+
+-- the lean path's state while every entry so far took it; the general path's
+-- context and search once one did not
+local lean = nil
+if rare == '' and lean_queue() then lean = new_lean(worker, ARGV[6], (#ARGV - ENTRIES + 1) / ENTRY_ARGUMENTS) end
+local ctx, searching = nil, nil
+local function go_general()
+  if ctx ~= nil then return end
+  ctx = new_context(now)
+  searching = general_searching()
+  if lean ~= nil then
+    -- what the lean entries changed: the owners count goes to finish, the
+    -- claims counter is written now (the general path takes tokens next)
+    ctx.owners[worker] = lean.delta
+    lean.delta = 0
+    lean_counts(lean)
+    ctx.untailed = true -- the lean path ran: nobody tails the events
+    lean = nil
+  end
+end
+
+-- the slots of claims alone that are parked (a completion's slot is not: the
+-- search that claimed its task unparked it); only the general search unparks
+local parked = {}
+if lean ~= nil then
+  local slots = {}
+  for first = ENTRIES, #ARGV, ENTRY_ARGUMENTS do
+    if ARGV[first] == '' and ARGV[first + 4] ~= '' then slots[#slots + 1] = worker .. '\0' .. ARGV[first + 4] end
+  end
+  if #slots > 0 then
+    for index, value in ipairs(redis.call('HMGET', K['parked-slots'], unpack(slots))) do
+      if value then parked[string.sub(slots[index], #worker + 2)] = true end
+    end
+  end
+end
+
+local replies, memory = {}, {}
+-- the entries run until the call has run its step (include/step.lua), the
+-- first always; those left are answered 'later'. A call of one entry reads no
+-- clock; a longer one reads it before each general entry, and every
+-- STEP_EVERY lean entries (a lean entry's work is small and bounded: the step
+-- ends at most that many entries late; a general search's bounded loops share
+-- the step, and must not start with it spent).
+local STEP_EVERY = 4
+if ENTRIES + ENTRY_ARGUMENTS <= #ARGV then step_spent() end
+local later = false
+for first = ENTRIES, #ARGV, ENTRY_ARGUMENTS do
+  later = later or (#replies > 0 and (lean == nil or #replies % STEP_EVERY == 0) and step_spent())
+  if later then
+    replies[#replies + 1] = { 'later' }
+    memory[#memory + 1] = '{"l":1}'
+  else
+    local id, token, outcome, slot = ARGV[first], ARGV[first + 1], given(ARGV[first + 3]), ARGV[first + 4]
+    local result = 0
+    if id ~= '' then
+      if lean ~= nil and lean_complete(lean, id, token, ARGV[first + 2], outcome, now, retention, most) then
+        result = 1
+      else
+        go_general()
+        ctx.op = 'delete'
+        result = general().delete({ now = now, id = id, worker = worker, token = given(token), outcome = outcome,
+          retention = retention, outcome_most = most, bypass = false, requeue = false, defer_ok = true }, ctx)
+        ctx.op = nil
+      end
+    end
+    if type(result) == 'table' then
+      replies[#replies + 1] = { 'error', result.err }
+      memory[#memory + 1] = cjson.encode({ e = result.err })
+    else
+      local claimed, record, claim_token = nil, nil, nil
+      if lean ~= nil and not parked[slot] then claimed, record, claim_token = lean_claim(lean, now_text, expiry, expiry_ms) end
+      if claimed ~= nil then
+        -- resume 'lean': the record stays as answered until the task changes (lib/engine/search.ts)
+        replies[#replies + 1] = { result, 'task', claimed, record, floors, '', 'lean', '' }
+        memory[#memory + 1] = claim_memory(result, claimed, floors, claimed .. ':' .. claim_token)
+      else
+        go_general()
+        searching.slot = slot
+        ctx.claimed = nil
+        local reply = { result, general().search(searching, ctx) }
+        -- a search that ran out of its budget is resumed before the entries
+        -- after it run: they come again in the next call
+        if reply[2] == 'more' then later = true end
+        replies[#replies + 1] = reply
+        memory[#memory + 1] = cjson.encode({ r = result, k = reply[2], i = reply[3], f = reply[5], d = reply[6],
+          m = reply[7], b = reply[8], c = ctx.claimed })
+      end
+    end
+  end
+end
+
+if ctx ~= nil then
+  replies[#replies + 1] = { 'counts', ctx.emitted, ctx.halted }
+  memory[#memory + 1] = '{"n":' .. ctx.emitted .. ',"h":' .. ctx.halted .. '}'
+  general().finish(ctx)
+else
+  replies[#replies + 1] = { 'counts', 0, 0 }
+  memory[#memory + 1] = '{"n":0,"h":0}'
+  lean_counts(lean)
+end
+if request_key ~= '' then remember_at(request_key, request_number, now_text, '[' .. table.concat(memory, ',') .. ']') end
+return replies

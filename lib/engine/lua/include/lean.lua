@@ -1,0 +1,190 @@
+-- lean: the worker's complete-and-claim for a plain queue, without the
+-- context of the general path (complete-claim.lua). Needs the task, owners
+-- and outcome includes. It writes what reindex (include/index.lua) would for
+-- the one shape of task it handles: a plain task (an `any` task without cron,
+-- gate or root that the circuit breaker does not hold) is in `ready` while
+-- unowned and in `leases`, `holders` and `retention` while owned. Each step
+-- answers nil, having written nothing, for anything else: the caller then
+-- runs the general delete or search for it. conformance/delete-search.spec.ts
+-- compares every key after either path.
+
+-- lean_queue: whether the queue uses none of the features the lean path
+-- leaves to the general one (followers, roots, listed meta keys, failed
+-- attempts, broadcast, waiting or obsolete tasks, cron or unicast pools,
+-- pooled filters, an events stream someone tails): one read of `features`
+-- (include/features.lua). The one place that asks, read once a call.
+local function lean_queue()
+  return plain_queue('followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups',
+    'promoted', 'root-jobs', 'ready-cron', 'ready-uni', 'filter-pools', 'events')
+end
+
+-- lean_plain: a decoded record the lean path handles (not owned is checked apart)
+local function lean_plain(task)
+  return task ~= nil and task.cron == nil and task.gate == nil and task.root == nil and method_of(task) == METHOD_ANY
+    and not is_halted(task)
+end
+
+-- lean_fresh: whether a record is of a plain task as created: no core (so
+-- unowned and not halted), no node (so method any), no cron, gate or root
+-- map. Told from the text: each map is a key of the record's object, and a
+-- key's quotes are never escaped (a quote inside a label is), so a record
+-- without these texts has none of these maps; a label of that name elsewhere
+-- only sends the task to the decoding below. Ids in `ready` name records that
+-- the engine's scripts indexed, so the record is a task.
+local function lean_fresh(record)
+  return record ~= '{}' and string.find(record, '"core":', 1, true) == nil
+    and string.find(record, '"node":', 1, true) == nil and string.find(record, '"cron":', 1, true) == nil
+    and string.find(record, '"gate":', 1, true) == nil and string.find(record, '"root":', 1, true) == nil
+end
+
+-- lean: the state of one call. `worker` and `self_key` are the caller's;
+-- `delta` the change of its owners count not yet written; the share gate's
+-- reads of `owners`, the heads of `ready` and whether outcomes exist are
+-- read once
+-- and `claims_most` how many claims the call may make (its entries).
+local function new_lean(worker, self_key, claims_most)
+  return { worker = worker, self_key = self_key, delta = 0, claims_most = claims_most }
+end
+
+-- lean_complete deletes task `id` that the call's worker owns under `token`
+-- (delete() of a plain task: docs/semantics.md §3.3), recording its outcome;
+-- true when done, nil (nothing written) when the general delete must run: the
+-- task is not plain, or the copy is not of its current claim (the general
+-- delete answers the TASK_OUTDATED or not-found error). `seen` is the record
+-- as the claim of this copy answered it, or '': a stored record that is still
+-- that string is of that claim (every change of a task rewrites its record,
+-- and the claim's token is in it) and plain (the lean claim checked), so it
+-- is not decoded unless its outcome is written.
+local function lean_complete(lean, id, token, seen, outcome, now, retention, most)
+  local record = redis.call('HGET', K['tasks'], id)
+  if not record then return nil end
+  local worker = lean.worker
+  local task = nil
+  if record ~= seen then
+    task = decode_stored(id, record)
+    if not lean_plain(task) then return nil end
+    local core = task.core
+    if core[LABEL_WORKER] ~= worker or label_set(core, LABEL_TOKEN) ~= token then return nil end
+  end
+  -- its owners count is held for whom `holders` says: the general path
+  -- handles one held for another worker (a repair's)
+  if holder_of(redis.call('HGET', K['holders'], id)) ~= worker then return nil end
+  redis.call('ZREM', K['leases'], id)
+  redis.call('HDEL', K['holders'], id)
+  redis.call('ZREM', K['retention'], id)
+  redis.call('HDEL', K['tasks'], id)
+  lean.delta = lean.delta - 1
+  if lean.candidates ~= nil then lean.candidates = lean.candidates - 1 end
+  -- the outcome's record is built only when kept or heard (record_outcome);
+  -- with neither, only an older outcome of the id is dropped, if there are
+  -- outcomes at all (one look a call: the lean path writes none then)
+  if (retention > 0 and most > 0) or watched(id) then
+    record_outcome(id, 'completed', task or decode_stored(id, record), outcome, nil, now, retention, most)
+  else
+    if lean.outcomes == nil then lean.outcomes = redis.call('EXISTS', K['outcomes']) == 1 end
+    if lean.outcomes then record_outcome(id, 'completed', nil, outcome, nil, now, retention, most) end
+  end
+  return true
+end
+
+-- lean_share: the balancing share gate (docs/semantics.md §3.2 phase 3) with
+-- no cron, unicast or due tasks: whether the worker may claim one more. The
+-- lean path changes no count but its own worker's (share_inputs with that).
+local function lean_share(lean)
+  if lean.count == nil then
+    lean.count = redis.call('HLEN', K['owners'])
+    lean.stored = lean.count == 0 and 0 or tonumber(redis.call('HGET', K['owners'], lean.worker) or '0')
+  end
+  local workers = lean.count
+  if lean.stored >= 1 then workers = workers - 1 end
+  if workers == 0 then return true end -- alone: its share is every candidate
+  if lean.before == nil then
+    lean.before = redis.call('ZLEXCOUNT', K['owner-order'], '-', '(' .. lean.self_key)
+    lean.candidates = redis.call('ZCARD', K['ready']) + redis.call('ZCARD', K['leases'])
+  end
+  local candidates = lean.candidates
+  workers = workers + 1
+  local share = math.floor(candidates / workers)
+  if lean.before < candidates % workers then share = share + 1 end
+  return candidates > 0 and share - (lean.stored + lean.delta) > 0
+end
+
+-- lean_token: the fencing token of the call's next claim. A call of several
+-- entries reads `claims` once and writes it once, at its end (lean_counts):
+-- its claims take the numbers after it in order, as INCR would give them.
+local function lean_token(lean)
+  if lean.claims_most == 1 then return string.format('%d', redis.call('INCR', K['claims'])) end
+  if lean.token_base == nil then
+    lean.token_base, lean.tokens = tonumber(redis.call('GET', K['claims']) or '0'), 0
+  end
+  lean.tokens = lean.tokens + 1
+  return string.format('%d', lean.token_base + lean.tokens)
+end
+
+-- lean_claim claims the head of `ready` for the call's worker (search()'s
+-- phase 5 and reindex for a plain task): its id and stored record, or nil
+-- (nothing written) when the general search must run: nothing to claim, the
+-- share gate closed, or the head is not a plain task. `now_text`, `expiry`
+-- and `expiry_ms` as search.lua's ARGV.
+local function lean_claim(lean, now_text, expiry, expiry_ms)
+  if not lean_share(lean) then return nil end
+  -- the heads of `ready`, read once for the claims the call may make: only
+  -- these claims take from it while the lean path runs, oldest first
+  local heads = lean.heads
+  if heads == nil then
+    heads = redis.call('ZRANGE', K['ready'], 0, lean.claims_most - 1)
+    lean.heads, lean.head = heads, 1
+  end
+  local id = heads[lean.head]
+  if id == nil then return nil end
+  local record = redis.call('HGET', K['tasks'], id)
+  if not record then return nil end
+  local task = nil
+  if not lean_fresh(record) then
+    task = decode_stored(id, record)
+    if not lean_plain(task) or owner_of(task) ~= nil then return nil end
+  end
+  local worker = lean.worker
+  local token = lean_token(lean)
+  if task == nil then
+    -- the claim's labels go in front, and the rest of the record stays as
+    -- it is, not decoded and encoded again
+    if lean.worker_json == nil then lean.worker_json = cjson.encode(worker) end
+    record = '{"core":{"' .. LABEL_WORKER .. '":' .. lean.worker_json .. ',"' .. LABEL_EXPIRY .. '":"' .. expiry
+      .. '","' .. LABEL_TOKEN .. '":"' .. token .. '"},' .. string.sub(record, 2)
+  else
+    local core = task.core -- decoded for this claim alone: changed in place
+    core[LABEL_WORKER] = worker
+    core[LABEL_EXPIRY] = expiry
+    core[LABEL_TOKEN] = token
+    record = encode_stored(task)
+  end
+  redis.call('HSET', K['tasks'], id, record)
+  lean.head = lean.head + 1
+  redis.call('ZREM', K['ready'], id)
+  redis.call('ZADD', K['leases'], expiry_ms, id)
+  redis.call('HSET', K['holders'], id, now_text .. ':' .. worker)
+  redis.call('ZADD', K['retention'], '0', id) -- a string: Redis turns a number into one with printf
+  lean.delta = lean.delta + 1
+  tell_claim(id, worker)
+  return id, record, token
+end
+
+-- lean_counts writes the change of the worker's owners count (write_counts
+-- for the one worker the lean path counts for) and the claims counter
+local function lean_counts(lean)
+  if lean.tokens ~= nil and lean.tokens > 0 then
+    redis.call('INCRBY', K['claims'], lean.tokens)
+    lean.token_base, lean.tokens = nil, nil
+  end
+  local delta = lean.delta
+  lean.delta = 0
+  if delta == 0 then return end
+  local count = redis.call('HINCRBY', K['owners'], lean.worker, delta)
+  if count <= 0 then
+    redis.call('HDEL', K['owners'], lean.worker)
+    redis.call('ZREM', K['owner-order'], lean.self_key)
+  elseif count == delta then
+    redis.call('ZADD', K['owner-order'], 0, lean.self_key) -- owns its first task
+  end
+end
