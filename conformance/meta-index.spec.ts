@@ -1,5 +1,5 @@
 import { Engine } from '../lib/engine/engine.js';
-import type { TaskState } from '../lib/engine/page.js';
+import type { TaskPageState } from '../lib/task/state.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { countingClient } from './harness/counting.js';
@@ -162,7 +162,7 @@ describe('metaIndexes', () => {
         claimed.add(idOf(task));
       }
     }
-    async function pages(state: TaskState, kind: string) {
+    async function pages(state: TaskPageState, kind: string) {
       const ids: string[] = [];
       const cursors: string[] = [];
       let cursor: string | undefined;

@@ -2,8 +2,9 @@ import { RescueError, TaskResultError } from '../errors.js';
 import { reason } from '../task/describe.js';
 import { formatTime } from '../task/time.js';
 
-/** OutcomeState is how a task finished. */
-export type OutcomeState = 'completed' | 'failed' | 'cancelled' | 'timeout' | 'removed';
+import { outcomeStates, type OutcomeState } from '../task/state.js';
+
+export type { OutcomeState };
 
 /**
  * Outcome is what became of a task: kept for the engine's `outcomeRetention`
@@ -114,7 +115,7 @@ export function cut(line: string): string {
     : `${line.slice(0, outcomeLimits.lineChars - 1)}…`;
 }
 
-const states = new Set<string>(['completed', 'failed', 'cancelled', 'timeout', 'removed']);
+const states = new Set<string>(outcomeStates);
 
 /**
  * readOutcome reads a stored outcome (times in ms) into an Outcome (times as
