@@ -83,10 +83,8 @@ describe('engine options: the constructor', () => {
     ['a fractional cleanup', { cleanup: 0.5 }],
     ['a negative clockSkew', { clockSkew: -1 }],
     ['a fractional clockSkew', { clockSkew: 0.5 }],
-    ['a clockSkew beyond 2^31 - 1 ms', { clockSkew: 2 ** 31 }],
     ['a clockSkew that is a string', { clockSkew: '10' as unknown as number }],
     ['a negative stepTime', { stepTime: -0.5 }],
-    ['a stepTime beyond 1,000 ms', { stepTime: 1000.5 }],
     ['a NaN stepTime', { stepTime: Number.NaN }],
     ['a stepTime that is a string', { stepTime: '2' as unknown as number }],
   ];
@@ -95,6 +93,17 @@ describe('engine options: the constructor', () => {
     // a Redis nobody listens on: the TypeError comes before any connection
     const redis = await deadRedis();
     expect(() => new Engine({ redis, ...options })).toThrow(TypeError);
+  });
+
+  // a number of the right kind beyond its bound (lib/options.ts)
+  it.each<[string, EngineOptions]>([
+    ['a clockSkew beyond 2^31 - 1 ms', { clockSkew: 2 ** 31 }],
+    ['a stepTime beyond 1,000 ms', { stepTime: 1000.5 }],
+    ['an outcomeLimit beyond 10,000,000', { outcomeLimit: 10_000_001 }],
+    ['a connectTimeout beyond 2^31 - 1 ms', { connectTimeout: 2 ** 31 }],
+  ])('throws a RangeError for %s, without needing Redis', async (_name, options) => {
+    const redis = await deadRedis();
+    expect(() => new Engine({ redis, ...options })).toThrow(RangeError);
   });
 
   it.each([0, 0.001, 2.5, 1000])('accepts a stepTime of %s ms', async (stepTime) => {

@@ -1,3 +1,4 @@
+import { requireBoolean } from '../options.js';
 import { describe, quoteShort } from '../task/describe.js';
 import { mapNames, type Labels, type MapName, type Task } from '../task/task.js';
 
@@ -85,12 +86,7 @@ export function resolveMetricsOptions(given: MetricsOptions | undefined): Resolv
     throw new TypeError(`registerMetrics: options must be an object; got ${describe(options)}`);
   }
   const read = (options ?? {}) as { activity?: unknown; taskLabels?: unknown; buckets?: unknown };
-  if (read.activity !== undefined && typeof read.activity !== 'boolean') {
-    throw new TypeError(
-      `registerMetrics: activity must be a boolean; got ${describe(read.activity)}`,
-    );
-  }
-  const activity = read.activity ?? true;
+  const activity = requireBoolean('registerMetrics: activity', read.activity ?? true);
   const buckets = (read.buckets ?? {}) as Record<string, unknown>;
   const taskLabels = readTaskLabels(read.taskLabels);
   const resolved = {

@@ -1,6 +1,7 @@
+import { longestTimerMs } from '../clock.js';
 import { UnrecoverableError } from '../errors.js';
 import type { RetryPlan } from '../engine/runtime.js';
-import { MAX_RETRY_DELAY_MS, parseRetryLabel } from '../schedule/retry.js';
+import { parseRetryLabel } from '../schedule/retry.js';
 import { describe } from '../task/describe.js';
 import { Label } from '../task/label.js';
 import type { Task } from '../task/task.js';
@@ -111,10 +112,10 @@ function readDelay(value: unknown, what: string): number {
     typeof value !== 'number' ||
     !Number.isInteger(value) ||
     value < 0 ||
-    value > MAX_RETRY_DELAY_MS
+    value > longestTimerMs
   ) {
     throw new TypeError(
-      `${what} must be an integer of ms from 0 to ${MAX_RETRY_DELAY_MS}; got ${describe(value)}`,
+      `${what} must be an integer of ms from 0 to ${longestTimerMs}; got ${describe(value)}`,
     );
   }
   return value;
