@@ -3,7 +3,7 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { longestTimerMs, systemClock, type Clock } from '../clock.js';
 import { requireFinite, requireFunction, requireInteger, type Bounds } from '../options.js';
 import { describe, reason } from '../task/describe.js';
-import { isExactKey } from '../matcher/pattern.js';
+import { isExactKey } from '../task/pattern.js';
 import { limits } from '../task/limits.js';
 
 /** EngineOptions configures an Engine; every option has a default. */
