@@ -23,7 +23,7 @@ export interface WorkerQueue extends TestQueue {
 }
 
 /** WorkerLog records a worker's events in order. */
-export interface WorkerLog {
+interface WorkerLog {
   readonly ensured: Task[];
   readonly failed: { task: Task; error: unknown }[];
   readonly lost: { task: Task; error: unknown }[];

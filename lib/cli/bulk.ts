@@ -16,7 +16,7 @@ import { taskId } from './lookup.js';
 import { stateFlag } from './states.js';
 
 /** BulkOutcome is what a bulk action did (or, with --dry-run, would do). */
-export interface BulkOutcome {
+interface BulkOutcome {
   readonly action: string;
   readonly dryRun: boolean;
   /** ids acted on (dry run: that would be) */
@@ -123,7 +123,7 @@ async function runBulk(
 }
 
 /** bulkSummary writes what a bulk action did for people. */
-export function bulkSummary(outcome: BulkOutcome, verb: string): string {
+function bulkSummary(outcome: BulkOutcome, verb: string): string {
   const count = (n: number) => `${n} task${n === 1 ? '' : 's'}`;
   const lines = [
     outcome.dryRun

@@ -108,7 +108,7 @@ export const dashboardDefaults = {
 export const tokenLeast = 16;
 
 /** logError writes a failure to stderr without label values. */
-export function logError(error: unknown): void {
+function logError(error: unknown): void {
   if (error instanceof RescueError)
     console.error(`rescue dashboard: ${error.name} (${error.code})`);
   else if (error instanceof Error)

@@ -318,7 +318,7 @@ export function defaultLeaseMarginMs(expiryMs: number): number {
 const maxOutcomeLimit = 10_000_000;
 
 /** The most meta keys one engine may ask the queue to list (each costs every write that has it). */
-export const maxMetaIndexes = 64;
+const maxMetaIndexes = 64;
 
 /**
  * readMetaIndexes checks the metaIndexes option: an array of at most

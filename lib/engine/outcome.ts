@@ -4,8 +4,6 @@ import { formatTime } from '../task/time.js';
 
 import { outcomeStates, type OutcomeState } from '../task/state.js';
 
-export type { OutcomeState };
-
 /**
  * Outcome is what became of a task: kept for the engine's `outcomeRetention`
  * once its handler's ensure resolved and the task was deleted (`completed`),
@@ -97,7 +95,7 @@ export function outcomeFields(fields: AttemptFields): string {
 }
 
 /** errorFields is what an outcome keeps of an error: its message (cut) and its code, if any. */
-export function errorFields(error: unknown): { message: string; code?: string } {
+function errorFields(error: unknown): { message: string; code?: string } {
   const message = cut(error instanceof Error ? error.message : reason(error));
   const code =
     error instanceof RescueError

@@ -113,7 +113,7 @@ function stateOf(task: Task, due: string, nowMs: number): TaskState {
 }
 
 /** halted: the circuit breaker holds the task (docs/semantics.md §1.4). */
-export function halted(task: Task): boolean {
+function halted(task: Task): boolean {
   const cancel = task.core?.[Label.Cancel];
   if (cancel === undefined || !/^[0-9]+$/.test(cancel) || Number(cancel) < 1) return false;
   const cycles = task.core?.[Label.Cycles];

@@ -44,13 +44,13 @@ export interface MetricsOptions {
 }
 
 /** The most values one task label may list. */
-export const taskLabelValuesMost = 64;
+const taskLabelValuesMost = 64;
 
 /** The values of a task label reported in place of unlisted values and of a missing label. */
-export const unlisted = { other: 'other', none: 'none' } as const;
+const unlisted = { other: 'other', none: 'none' } as const;
 
 /** The label names the metrics use themselves: a task label may not take them. */
-export const ownLabelNames = ['queue', 'operation', 'code', 'source', 'outcome', 'state'] as const;
+const ownLabelNames = ['queue', 'operation', 'code', 'source', 'outcome', 'state'] as const;
 
 /** metricsDefaults: histogram buckets in seconds; handler and wait reach an hour. */
 export const metricsDefaults = {

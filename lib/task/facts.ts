@@ -18,7 +18,7 @@ import { tryParseTime } from './time.js';
 export type TaskKind = Exclude<TaskPageState, 'all' | 'held'>;
 
 /** GateKey is one label of a task's gate map: its key and its value (trigger / waiting / deleted). */
-export interface GateKey {
+interface GateKey {
   readonly key: string;
   readonly value: string;
 }

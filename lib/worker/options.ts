@@ -119,7 +119,7 @@ export interface ResolvedWorkerOptions {
 }
 
 /** The most tasks one worker ensures at once: a slot is a loop with its own claims and timers. */
-export const maxConcurrency = 1_000;
+const maxConcurrency = 1_000;
 
 /**
  * resolveWorkerOptions applies the defaults and checks the options; `null` or

@@ -43,7 +43,7 @@ export interface ResolvedRetryPolicy {
 }
 
 /** retryDefaults are the values of the fields a policy leaves out. */
-export const retryDefaults = { backoff: 'exponential', delay: 1_000, maxDelay: 3_600_000 } as const;
+const retryDefaults = { backoff: 'exponential', delay: 1_000, maxDelay: 3_600_000 } as const;
 
 /** The most attempts a policy may name (as many as a quantity of the interval language). */
 const maxAttempts = 1_000_000;

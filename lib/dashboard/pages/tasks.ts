@@ -10,7 +10,7 @@ import { taskTable } from '../views/task-row.js';
 import type { PageDeps } from './deps.js';
 
 /** How many tasks a page of the list shows. */
-export const tasksPerPage = 50;
+const tasksPerPage = 50;
 
 export interface TasksRequest {
   readonly state: string | undefined;
