@@ -13,12 +13,10 @@ import {
   waitForOutput,
 } from './harness/cli.js';
 import { unusedPort } from './harness/ports.js';
-import { until, useWorkerQueue } from './harness/worker.js';
+import { idOf, until, useWorkerQueue } from './harness/worker.js';
 
 // `rescue stats | templates | workers | tail | doctor | repair` through the
 // built bin against the test Redis, each test on its own queue.
-
-const idOf = (task: Task | undefined) => task?.core?.[Label.Object] ?? '';
 
 describe('rescue on a queue', () => {
   const queue = useWorkerQueue();

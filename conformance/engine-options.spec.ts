@@ -8,7 +8,7 @@ import type { Task } from '../lib/task/task.js';
 import { startRedisServer } from '../lib/testing/redis-server.js';
 import { fakeClock } from '../spec/helpers/clock.js';
 import { unusedPort } from './harness/ports.js';
-import { redisUrl, useQueue } from './harness/queue.js';
+import { idOf, redisUrl, useQueue } from './harness/queue.js';
 import { adminUrl } from './harness/redis.js';
 
 /** adminUrlOf is the harness's unrestricted URL on another logical database (`/7`). */
@@ -23,12 +23,6 @@ function adminUrlOf(pathname: string): string {
 
 const everything: Task = { meta: { '*': '*' } };
 const uuidV4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('task without an object id');
-  return id;
-}
 
 /** A Redis nobody listens on, configured to give up at once instead of retrying for seconds. */
 async function deadRedis(): Promise<EngineOptions['redis']> {

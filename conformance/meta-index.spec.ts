@@ -1,10 +1,9 @@
 import { Engine } from '../lib/engine/engine.js';
 import type { TaskPageState } from '../lib/task/state.js';
-import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { countingClient } from './harness/counting.js';
 import { expectUnchanged } from './harness/queue-state.js';
-import { createMany, useQueue, type TestQueue } from './harness/queue.js';
+import { createMany, idOf, type TestQueue, useQueue } from './harness/queue.js';
 
 // An engine's metaIndexes option makes the queue list its tasks under each
 // value of the keys it names (`meta-tasks`), so exists, lister and pages of
@@ -13,10 +12,6 @@ import { createMany, useQueue, type TestQueue } from './harness/queue.js';
 // and after.
 
 const queue = useQueue('2023-10-20T00:00:00Z');
-
-function idOf(task: Task): string {
-  return task.core?.[Label.Object] ?? '';
-}
 
 /** every entry of `meta-tasks`, as `<key>=<value> <id>` */
 async function listed(q: TestQueue): Promise<string[]> {

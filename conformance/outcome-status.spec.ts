@@ -2,19 +2,13 @@ import { TaskCoreError } from '../lib/errors.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { Worker } from '../lib/worker/worker.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 import { channelSubscribers, monitorQueue, subscribeQueue } from './harness/redis.js';
 import { next, until } from './harness/worker.js';
 
 // Outcome records and engine.status(id): where a task stands while it is in
 // the queue, and what became of it once it finished, for as long as the
 // outcome is kept (outcomeRetention, outcomeLimit).
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('task without an object id');
-  return id;
-}
 
 describe('engine.status', () => {
   const queue = useQueue('2023-10-20T00:00:01Z');

@@ -1,9 +1,8 @@
 import { TaskLimitError } from '../lib/errors.js';
 import { Label } from '../lib/task/label.js';
-import type { Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
 import { countingClient } from './harness/counting.js';
-import { createMany, useQueue, type TestQueue } from './harness/queue.js';
+import { createMany, idOf, type TestQueue, useQueue } from './harness/queue.js';
 
 // Leaves with the same root form one group: a task stored with the root's
 // pairs in its meta is checked against the groups anchored at one of its
@@ -13,8 +12,6 @@ import { createMany, useQueue, type TestQueue } from './harness/queue.js';
 // jobs of at most 256 records a script.
 
 const queue = useQueue('2023-10-20T00:00:00Z');
-
-const idOf = (task: Task | undefined) => task?.core?.[Label.Object] ?? '';
 
 describe('leaves with one root', () => {
   it('are one group: a task with the root in its meta marks it, and search deletes them 64 a step', async () => {

@@ -4,7 +4,7 @@ import { deleteThenSearch, filterList } from '../lib/engine/runtime.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { countingClient } from './harness/counting.js';
-import { createMany, useQueue } from './harness/queue.js';
+import { createMany, idOf, useQueue } from './harness/queue.js';
 
 // stepTime: each loop of a script that walks the queue also stops once the
 // call has run that long, and the next step goes on where it stopped. An
@@ -15,8 +15,6 @@ import { createMany, useQueue } from './harness/queue.js';
 const queue = useQueue('2023-10-20T00:00:00Z');
 /** 1 µs: every loop stops after its first unit of work. */
 const tiny = 0.001;
-
-const idOf = (task: Task | undefined) => task?.core?.[Label.Object] ?? '';
 
 describe('the step clock (include/step.lua)', () => {
   const clockScript = readFileSync(new URL('lua/step-clock.lua', import.meta.url), 'utf8');

@@ -3,7 +3,7 @@ import { TaskNotFoundError } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { countsInN, storeUnreadableTemplate } from './harness/probes.js';
-import { useQueue, type TestQueue } from './harness/queue.js';
+import { idOf, type TestQueue, useQueue } from './harness/queue.js';
 
 // docs/semantics.md §1.10: records that are not tasks (written to Redis by
 // something else) are skipped by every operation, and removed by retention
@@ -11,12 +11,6 @@ import { useQueue, type TestQueue } from './harness/queue.js';
 // with unreadable labels are read as §1.10 says.
 
 const everything: Task = { meta: { '*': '*' } };
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('task without an object id');
-  return id;
-}
 
 /** copyTask deep-copies a task's label maps (structuredClone would give objects of another realm under Jest). */
 function copyTask(task: Task): Task {

@@ -2,7 +2,7 @@ import { Label, Method } from '../lib/task/label.js';
 import { taskFacts } from '../lib/task/facts.js';
 import { taskPageStates, type TaskPageState, type TaskState } from '../lib/task/state.js';
 import { useQueue } from './harness/queue.js';
-import { idOf } from './harness/worker.js';
+import { idOf } from './harness/queue.js';
 
 // One vocabulary (docs/states.md): each list engine.tasks() reads holds tasks
 // of the one TaskState engine.status() tells of them, and the kind
