@@ -98,7 +98,7 @@ describe('deleteThenSearch (complete and claim, several at once)', () => {
       { n: 'c' },
       { n: 'd' },
     ]);
-    expect(await batched().redis.zcard(`${batched().prefix}:meta-tasks`)).toBe(2);
+    expect(await batched().redis.zcard(batched().key['meta-tasks'])).toBe(2);
   });
 
   it('deletes each task and claims the next one, in order, for every completion', async () => {

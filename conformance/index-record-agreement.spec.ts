@@ -13,11 +13,11 @@ const everything: Task = { meta: { '*': '*' } };
 
 /** store writes a record in the stored form (object id left out) over a task's field, as another program would. */
 async function store(q: TestQueue, id: string, record: Task): Promise<void> {
-  await q.redis.hset(`${q.prefix}:tasks`, id, JSON.stringify(record));
+  await q.redis.hset(q.key.tasks, id, JSON.stringify(record));
 }
 
 async function owners(q: TestQueue): Promise<Record<string, string>> {
-  return q.redis.hgetall(`${q.prefix}:owners`);
+  return q.redis.hgetall(q.key.owners);
 }
 
 describe('labels rewritten in place', () => {

@@ -65,12 +65,12 @@ describe('an engine whose steps are cut by time', () => {
     const eon = q.engine('eon', { stepTime: tiny });
     expect((await eon.search())?.meta).toEqual({ n: '0' });
     // counts alone promote 100 in that search
-    expect(await q.redis.zcard(`${q.prefix}:waiting`)).toBeGreaterThan(150);
+    expect(await q.redis.zcard(q.key.waiting)).toBeGreaterThan(150);
     const order: string[] = [];
     for (let task = await eon.search(); task !== undefined; task = await eon.search())
       order.push(task.meta?.['n'] ?? '');
     expect(order).toEqual(Array.from({ length: 249 }, (_, index) => String(index + 1)));
-    expect(await q.redis.exists(`${q.prefix}:waiting`)).toBe(0);
+    expect(await q.redis.exists(q.key.waiting)).toBe(0);
   });
 
   it('walks past broadcast tasks it never takes and still receives the one it matches', async () => {
@@ -107,8 +107,8 @@ describe('an engine whose steps are cut by time', () => {
     } finally {
       await counting.client.quit();
     }
-    expect(await q.redis.exists(`${q.prefix}:root-leaves`, `${q.prefix}:roots`)).toBe(0);
-    expect(await q.redis.hlen(`${q.prefix}:tasks`)).toBe(1);
+    expect(await q.redis.exists(q.key['root-leaves'], q.key.roots)).toBe(0);
+    expect(await q.redis.hlen(q.key.tasks)).toBe(1);
   });
 
   it('finds the witness of a new root among the tasks stored before, over more steps', async () => {
@@ -117,14 +117,14 @@ describe('an engine whose steps are cut by time', () => {
     const producer = q.engine('producer', { stepTime: tiny });
     // the root names `n` for the first time: a job lists the 400 tasks by it
     const leaf = await producer.create({ meta: { kind: 'leaf' }, root: { n: '399' } });
-    expect(await q.redis.llen(`${q.prefix}:root-jobs`)).toBeGreaterThan(0);
+    expect(await q.redis.llen(q.key['root-jobs'])).toBeGreaterThan(0);
     const eon = q.engine('eon', { stepTime: tiny });
     const claimed: string[] = [];
     for (let task = await eon.search(); task !== undefined; task = await eon.search())
       claimed.push(idOf(task));
     expect(claimed).toHaveLength(400);
     expect(claimed).not.toContain(idOf(leaf));
-    expect(await q.redis.hexists(`${q.prefix}:tasks`, idOf(leaf))).toBe(0);
+    expect(await q.redis.hexists(q.key.tasks, idOf(leaf))).toBe(0);
   });
 
   it('lists and finds every record of a queue, in more steps', async () => {
@@ -161,14 +161,10 @@ describe('an engine whose steps are cut by time', () => {
       expect(counting.scripts('scan')).toBeGreaterThan(1);
       // the last child read, marked behind the engine: found only by a scan
       // that resumed through every step
-      const [last = ''] = await q.redis.zrevrangebylex(`${q.prefix}:children`, '+', '-');
+      const [last = ''] = await q.redis.zrevrangebylex(q.key.children, '+', '-');
       const childId = last.slice(-26);
-      const record = JSON.parse((await q.redis.hget(`${q.prefix}:tasks`, childId)) ?? '{}') as Task;
-      await q.redis.hset(
-        `${q.prefix}:tasks`,
-        childId,
-        JSON.stringify({ ...record, meta: { k: 'last' } }),
-      );
+      const record = JSON.parse((await q.redis.hget(q.key.tasks, childId)) ?? '{}') as Task;
+      await q.redis.hset(q.key.tasks, childId, JSON.stringify({ ...record, meta: { k: 'last' } }));
       expect(await eon.exists({ root, meta: { k: 'last' } })).toBe(true);
     } finally {
       await counting.client.quit();
@@ -191,10 +187,8 @@ describe('an engine whose steps are cut by time', () => {
     } finally {
       await counting.client.quit();
     }
-    expect(await q.redis.hmget(`${q.prefix}:tasks`, ...past.map(idOf))).toEqual(
-      past.map(() => null),
-    );
-    expect(await q.redis.exists(`${q.prefix}:leases`)).toBe(0);
+    expect(await q.redis.hmget(q.key.tasks, ...past.map(idOf))).toEqual(past.map(() => null));
+    expect(await q.redis.exists(q.key.leases)).toBe(0);
     const freed = await q.engine('eon').lister({ meta: { kind: 'new' } });
     expect(freed.map((task) => task.core?.[Label.Cycles])).toEqual(freed.map(() => '1'));
     expect(freed).toHaveLength(200);
@@ -221,7 +215,7 @@ describe('an engine whose steps are cut by time', () => {
       expect(outcomes.map((outcome) => (outcome.deleted ? idOf(outcome.next) : ''))).toEqual(
         created.slice(4, 8).map(idOf),
       );
-      expect(await q.redis.hmget(`${q.prefix}:tasks`, ...claimed.map(idOf))).toEqual(
+      expect(await q.redis.hmget(q.key.tasks, ...claimed.map(idOf))).toEqual(
         claimed.map(() => null),
       );
     } finally {
