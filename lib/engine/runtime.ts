@@ -7,7 +7,7 @@ import { assertOpen, readClock, type EngineContext } from './context.js';
 import { prepareCreate } from './create.js';
 import { completeBroadcastLocally, countDelete, deleteTask, prepareDelete } from './delete.js';
 import { filterList, type FilterList } from './filters.js';
-import { contextOf } from './handle.js';
+import { contextOf } from './context-registry.js';
 import { completedTask, countTasks, observe } from './observe.js';
 import { run, runRequest } from './run.js';
 import {
