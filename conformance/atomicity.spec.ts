@@ -2,7 +2,7 @@ import type { Engine } from '../lib/engine/engine.js';
 import { TaskNotFoundError, TaskOutdatedError } from '../lib/errors.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 
 // docs/semantics.md §5.1: concurrent calls on several engines end as if their
 // atomic steps had run one after another. Each test races calls whose serial
@@ -10,12 +10,6 @@ import { useQueue } from './harness/queue.js';
 // of those orders (for races whose every order ends alike, in that state).
 
 const everything: Task = { meta: { '*': '*' } };
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('task without an object id');
-  return id;
-}
 
 async function storedById(engine: Engine): Promise<Map<string, Task>> {
   return new Map((await engine.lister(everything)).map((task) => [idOf(task), task]));

@@ -14,7 +14,7 @@ describe('bounded growth', () => {
   it('expire sweeps up to 1,000 kept answers a call: an hour-old crowd of engines goes in one run', async () => {
     const q = queue();
     const eon = q.engine('eon');
-    const requests = `${q.prefix}:requests`;
+    const requests = q.key.requests;
     const old = q.clock().getTime() - 3_700_000;
     const entries: string[] = [];
     for (let index = 0; index < 900; index++)
@@ -33,9 +33,9 @@ describe('bounded growth', () => {
       await eon.create({ meta: { n: String(index) } });
       await completeTask(eon, (await eon.search()) as Task, index < 205 ? large : small, '');
     }
-    const outcomes = await q.redis.hvals(`${q.prefix}:outcomes`);
+    const outcomes = await q.redis.hvals(q.key.outcomes);
     expect(outcomes.filter((json) => json.length > 4_096)).toHaveLength(200);
     expect(outcomes.filter((json) => json.length <= 4_096)).toHaveLength(5);
-    expect(await q.redis.zcard(`${q.prefix}:outcome-expiry`)).toBe(205);
+    expect(await q.redis.zcard(q.key['outcome-expiry'])).toBe(205);
   });
 });

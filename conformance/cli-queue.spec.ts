@@ -13,12 +13,10 @@ import {
   waitForOutput,
 } from './harness/cli.js';
 import { unusedPort } from './harness/ports.js';
-import { until, useWorkerQueue } from './harness/worker.js';
+import { idOf, until, useWorkerQueue } from './harness/worker.js';
 
 // `rescue stats | templates | workers | tail | doctor | repair` through the
 // built bin against the test Redis, each test on its own queue.
-
-const idOf = (task: Task | undefined) => task?.core?.[Label.Object] ?? '';
 
 describe('rescue on a queue', () => {
   const queue = useWorkerQueue();
@@ -231,7 +229,7 @@ describe('rescue on a queue', () => {
     expect(ok.stdout).toMatch(/^STATUS +CHECK +MESSAGE$/m);
     expect(ok.stdout).toMatch(/^ok +server-version +Redis \d/m);
     expect(ok.stdout).toMatch(/\nstatus: (ok|warn)\n$/);
-    await queue().redis.set(`${queue().prefix}:layout`, '0-other');
+    await queue().redis.set(queue().key.layout, '0-other');
     const failed = await rescue(['doctor', ...q(), '--json']);
     expect(failed.code).toBe(1);
     const report = JSON.parse(failed.stdout) as {
@@ -246,7 +244,7 @@ describe('rescue on a queue', () => {
     const engine = queue().live('one');
     await engine.create({ meta: { kind: 'a' } });
     await engine.create({ meta: { kind: 'b' } });
-    await queue().redis.set(`${queue().prefix}:layout`, '0-other');
+    await queue().redis.set(queue().key.layout, '0-other');
     const refused = await rescue(['stats', ...q()]);
     expect(refused.code).toBe(1);
     expect(oneLineError(refused)).toMatch(/^rescue: .*layout/);

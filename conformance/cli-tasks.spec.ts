@@ -5,12 +5,10 @@ import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { Worker } from '../lib/worker/worker.js';
 import { oneLineError, rescue, rescueJson } from './harness/cli.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 
 // `rescue tasks ...` through the built bin against the test Redis, each test
 // on its own queue; the engine of the test checks what the CLI did.
-
-const idOf = (task: Task | undefined) => task?.core?.[Label.Object] ?? '';
 
 describe('rescue tasks', () => {
   const queue = useQueue();

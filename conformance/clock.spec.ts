@@ -2,7 +2,7 @@ import type { Engine } from '../lib/engine/engine.js';
 import { Label, Method } from '../lib/task/label.js';
 import { creationTime } from '../lib/task/object-id.js';
 import type { Task } from '../lib/task/task.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 import { engineRedis } from './harness/redis.js';
 
 // docs/semantics.md §1.9 and §5.1: every operation that needs time reads the engine
@@ -10,12 +10,6 @@ import { engineRedis } from './harness/redis.js';
 // and id of the call, also across the atomic steps of expire and ticker.
 
 const everything: Task = { meta: { '*': '*' } };
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('task without an object id');
-  return id;
-}
 
 /** A clock that counts its readings and moves on by `stepMs` after each one. */
 interface CountingClock {

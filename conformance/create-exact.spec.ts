@@ -1,19 +1,13 @@
 import type { Engine } from '../lib/engine/engine.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 
 // @exact tasks: docs/semantics.md §1.5 (parseTime, "due when now ≥ @exact"), §1.7,
 // §3.1 (stored as given), §3.2 phase 2 rule 4 and §3.6 (revoked, never removed by
 // retention).
 
 const everything: Task = { meta: { '*': '*' } };
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('the task has no object id');
-  return id;
-}
 
 async function stored(engine: Engine, id: string): Promise<Task | undefined> {
   return (await engine.lister(everything)).find((task) => task.core?.[Label.Object] === id);

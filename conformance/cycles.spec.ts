@@ -3,18 +3,12 @@ import { TaskCoreError, TaskNotFoundError, TaskOutdatedError } from '../lib/erro
 import { Label } from '../lib/task/label.js';
 import type { Labels, Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 
 // The circuit breaker: cycles(x) and halted(x) of docs/semantics.md §1.4, cycles() of
 // §3.8, and §5.2 items 1 and 5 (revocations and requeues count, nothing else).
 
 const everything: Task = { meta: { '*': '*' } };
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('the task has no object id');
-  return id;
-}
 
 async function stored(engine: Engine, id: string): Promise<Task | undefined> {
   return (await engine.lister(everything)).find((task) => task.core?.[Label.Object] === id);

@@ -4,19 +4,13 @@ import { Label, Method } from '../lib/task/label.js';
 import { creationTime } from '../lib/task/object-id.js';
 import type { Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 
 // delete, step 5 of docs/semantics.md §3.3: gate accounting. Deleting a trigger task
 // flips the matching keys of every gate template; a template with no waiting
 // key left emits a child and waits again.
 
 const everything: Task = { meta: { '*': '*' } };
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('the task has no object id');
-  return id;
-}
 
 async function stored(engine: Engine, id: string): Promise<Task | undefined> {
   return (await engine.lister(everything)).find((task) => task.core?.[Label.Object] === id);

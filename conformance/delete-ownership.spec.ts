@@ -4,18 +4,12 @@ import { Label, Method } from '../lib/task/label.js';
 import type { Labels, Task } from '../lib/task/task.js';
 import { releaseTask } from '../lib/engine/runtime.js';
 import { expectUnchanged } from './harness/queue-state.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 
 // delete, steps 1 to 3 of docs/semantics.md §3.3: who may complete a task, and what a
 // rejected delete leaves behind (nothing; 3.0, 5.2 items 3 and 5).
 
 const everything: Task = { meta: { '*': '*' } };
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('the task has no object id');
-  return id;
-}
 
 async function stored(engine: Engine, id: string): Promise<Task | undefined> {
   return (await engine.lister(everything)).find((task) => task.core?.[Label.Object] === id);

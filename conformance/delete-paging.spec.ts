@@ -1,18 +1,12 @@
 import type { Engine } from '../lib/engine/engine.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 
 // delete, steps 4 and 7 of docs/semantics.md §3.3 for paging copies, and paging(x) of
 // docs/semantics.md §1.4: a paging task is requeued instead of deleted.
 
 const everything: Task = { meta: { '*': '*' } };
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('the task has no object id');
-  return id;
-}
 
 async function stored(engine: Engine, id: string): Promise<Task | undefined> {
   return (await engine.lister(everything)).find((task) => task.core?.[Label.Object] === id);

@@ -5,7 +5,7 @@ import { TaskNotFoundError, TaskOutdatedError } from '../lib/errors.js';
 import { Gate, Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { queueContents } from './harness/queue-state.js';
-import { useQueue, type TestQueue } from './harness/queue.js';
+import { idOf, type TestQueue, useQueue } from './harness/queue.js';
 import { failTask } from '../lib/engine/runtime.js';
 
 // The worker runtime completes tasks and claims the next ones with
@@ -18,12 +18,6 @@ import { failTask } from '../lib/engine/runtime.js';
 // search() would.
 
 const everything: Task = { meta: { '*': '*' } };
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('task without an object id');
-  return id;
-}
 
 /** A completion: the copy to delete (changed as the worker left it) and the filter of the next search. */
 interface Step {
@@ -104,7 +98,7 @@ describe('deleteThenSearch (complete and claim, several at once)', () => {
       { n: 'c' },
       { n: 'd' },
     ]);
-    expect(await batched().redis.zcard(`${batched().prefix}:meta-tasks`)).toBe(2);
+    expect(await batched().redis.zcard(batched().key['meta-tasks'])).toBe(2);
   });
 
   it('deletes each task and claims the next one, in order, for every completion', async () => {

@@ -1,19 +1,13 @@
 import type { Engine } from '../lib/engine/engine.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 
 // delete, step 6 of docs/semantics.md §3.3: an emitted child hands its (non-empty)
 // sync to its template, replacing the template's sync; the next child
 // copies it.
 
 const everything: Task = { meta: { '*': '*' } };
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('the task has no object id');
-  return id;
-}
 
 async function stored(engine: Engine, id: string): Promise<Task | undefined> {
   return (await engine.lister(everything)).find((task) => task.core?.[Label.Object] === id);

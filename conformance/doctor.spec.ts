@@ -85,7 +85,7 @@ describe('engine.doctor() on the harness Redis', () => {
       status: 'ok',
       message: `layout "${layoutVersion}", the one this engine reads`,
     });
-    await queue().redis.set(`${queue().prefix}:layout`, '0-other');
+    await queue().redis.set(queue().key.layout, '0-other');
     const other = queue().engine('two', { clock: systemClock });
     const report = await other.doctor();
     expect(check(report, 'layout').status).toBe('fail');

@@ -15,7 +15,7 @@ describe('the queue layout version', () => {
   it('is written by the first create and accepted by the engines that read it', async () => {
     const eon = queue().engine('eon');
     await eon.create({ meta: { k: 'v' } });
-    expect(await queue().redis.get(`${queue().prefix}:layout`)).toBe(layoutVersion);
+    expect(await queue().redis.get(queue().key.layout)).toBe(layoutVersion);
 
     const etw = queue().engine('etw');
     const claimed = await etw.search();
@@ -27,7 +27,7 @@ describe('the queue layout version', () => {
     const eon = queue().engine('eon');
     await eon.create({ meta: { k: 'v' } });
     const stored = await eon.search();
-    await queue().redis.set(`${queue().prefix}:layout`, '0-other');
+    await queue().redis.set(queue().key.layout, '0-other');
 
     const other = queue().engine('etw');
     const owned: Task = { ...stored!, core: { ...stored!.core, [Label.Worker]: 'etw' } };
@@ -56,7 +56,7 @@ describe('the queue layout version', () => {
   });
 
   it('refuses Worker.start() on a queue of another layout, and the worker starts once it is fixed', async () => {
-    await queue().redis.set(`${queue().prefix}:layout`, '0-other');
+    await queue().redis.set(queue().key.layout, '0-other');
     const engine = queue().engine('eon');
     const worker = new Worker(engine, [{ filter: () => true, ensure: () => Promise.resolve() }], {
       background: false,
@@ -65,7 +65,7 @@ describe('the queue layout version', () => {
     await worker.stop(); // nothing to stop: the start failed
 
     // the engine remembers what it read; a new engine reads the fixed key
-    await queue().redis.set(`${queue().prefix}:layout`, layoutVersion);
+    await queue().redis.set(queue().key.layout, layoutVersion);
     await expect(engine.search()).rejects.toBeInstanceOf(QueueLayoutError);
     const fixed = new Worker(
       queue().engine('etw'),
@@ -74,6 +74,6 @@ describe('the queue layout version', () => {
     );
     await fixed.start();
     await fixed.stop();
-    expect(await queue().redis.get(`${queue().prefix}:layout`)).toBe(layoutVersion);
+    expect(await queue().redis.get(queue().key.layout)).toBe(layoutVersion);
   });
 });

@@ -8,7 +8,7 @@ import type { Task } from '../lib/task/task.js';
 import { startRedisServer } from '../lib/testing/redis-server.js';
 import { fakeClock } from '../spec/helpers/clock.js';
 import { unusedPort } from './harness/ports.js';
-import { redisUrl, useQueue } from './harness/queue.js';
+import { idOf, redisUrl, useQueue } from './harness/queue.js';
 import { adminUrl } from './harness/redis.js';
 
 /** adminUrlOf is the harness's unrestricted URL on another logical database (`/7`). */
@@ -23,12 +23,6 @@ function adminUrlOf(pathname: string): string {
 
 const everything: Task = { meta: { '*': '*' } };
 const uuidV4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('task without an object id');
-  return id;
-}
 
 /** A Redis nobody listens on, configured to give up at once instead of retrying for seconds. */
 async function deadRedis(): Promise<EngineOptions['redis']> {
@@ -83,10 +77,8 @@ describe('engine options: the constructor', () => {
     ['a fractional cleanup', { cleanup: 0.5 }],
     ['a negative clockSkew', { clockSkew: -1 }],
     ['a fractional clockSkew', { clockSkew: 0.5 }],
-    ['a clockSkew beyond 2^31 - 1 ms', { clockSkew: 2 ** 31 }],
     ['a clockSkew that is a string', { clockSkew: '10' as unknown as number }],
     ['a negative stepTime', { stepTime: -0.5 }],
-    ['a stepTime beyond 1,000 ms', { stepTime: 1000.5 }],
     ['a NaN stepTime', { stepTime: Number.NaN }],
     ['a stepTime that is a string', { stepTime: '2' as unknown as number }],
   ];
@@ -95,6 +87,17 @@ describe('engine options: the constructor', () => {
     // a Redis nobody listens on: the TypeError comes before any connection
     const redis = await deadRedis();
     expect(() => new Engine({ redis, ...options })).toThrow(TypeError);
+  });
+
+  // a number of the right kind beyond its bound (lib/options.ts)
+  it.each<[string, EngineOptions]>([
+    ['a clockSkew beyond 2^31 - 1 ms', { clockSkew: 2 ** 31 }],
+    ['a stepTime beyond 1,000 ms', { stepTime: 1000.5 }],
+    ['an outcomeLimit beyond 10,000,000', { outcomeLimit: 10_000_001 }],
+    ['a connectTimeout beyond 2^31 - 1 ms', { connectTimeout: 2 ** 31 }],
+  ])('throws a RangeError for %s, without needing Redis', async (_name, options) => {
+    const redis = await deadRedis();
+    expect(() => new Engine({ redis, ...options })).toThrow(RangeError);
   });
 
   it.each([0, 0.001, 2.5, 1000])('accepts a stepTime of %s ms', async (stepTime) => {

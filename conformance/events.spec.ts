@@ -20,11 +20,11 @@ describe('engine.events()', () => {
     const one = q.engine('one');
     await one.create({ meta: { k: 'a' } });
     await one.search();
-    expect(await q.keys()).not.toContain(`${q.prefix}:events`);
+    expect(await q.keys()).not.toContain(q.key.events);
     expect(await one.events()).toEqual([]);
     const b = await one.create({ meta: { k: 'b' } });
     expect(brief(await one.events())).toEqual([['created', idOf(b), '']]);
-    const ttl = await q.redis.pttl(`${q.prefix}:events`);
+    const ttl = await q.redis.pttl(q.key.events);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(600_000);
   });
@@ -41,7 +41,7 @@ describe('engine.events()', () => {
       return outcome.next;
     };
     const second = await step((await one.search()) as Task);
-    expect(await q.keys()).not.toContain(`${q.prefix}:events`);
+    expect(await q.keys()).not.toContain(q.key.events);
     expect(await one.events()).toEqual([]); // from now on, the queue records events
     await step(second);
     expect(brief(await one.events())).toEqual([

@@ -3,16 +3,10 @@ import { LabelReservedError, TaskMetaEmptyError } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 
 // docs/semantics.md §3.4: exists is true iff some task of the queue, of any kind,
 // owned or not, due or not, satisfies matches(task, query).
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('task without an object id');
-  return id;
-}
 
 describe('exists', () => {
   const queue = useQueue('2023-10-20T00:00:01Z');

@@ -1,18 +1,12 @@
 import type { Engine } from '../lib/engine/engine.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 
 // docs/semantics.md §3.6 step 1 (retention): expire deletes a task that has no cron
 // map and is not a gate template once now − created > cleanup (strictly).
 
 const everything: Task = { meta: { '*': '*' } };
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('task without an object id');
-  return id;
-}
 
 async function ids(engine: Engine): Promise<string[]> {
   return (await engine.lister(everything)).map(idOf);

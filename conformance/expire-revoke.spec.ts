@@ -2,18 +2,12 @@ import type { Engine } from '../lib/engine/engine.js';
 import { TaskOutdatedError } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 
 // docs/semantics.md §3.6 step 2 (revocation): expire removes the worker and expiry
 // of an owned task whose lease ended (expiry ≤ now) and adds one cycle.
 
 const everything: Task = { meta: { '*': '*' } };
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('task without an object id');
-  return id;
-}
 
 async function storedCore(engine: Engine, id: string): Promise<Record<string, string> | undefined> {
   return (await engine.lister(everything)).find((task) => task.core?.[Label.Object] === id)?.core;

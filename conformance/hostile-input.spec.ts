@@ -251,11 +251,11 @@ describe('worker ids and queue names follow the label value rules (1.8)', () => 
     );
   });
 
-  it('an expiry beyond what a timer waits, or a cleanup beyond 100 years, is a TypeError', () => {
+  it('an expiry beyond what a timer waits, or a cleanup beyond 100 years, is a RangeError', () => {
     const { expiry, cleanup } = maxDurationMs;
-    expect(() => queue().engine('eon', { expiry: Number.MAX_SAFE_INTEGER })).toThrow(TypeError);
+    expect(() => queue().engine('eon', { expiry: Number.MAX_SAFE_INTEGER })).toThrow(RangeError);
     expect(() => queue().engine('eon', { expiry: expiry + 1 })).toThrow(/at most 2,147,483,647/);
-    expect(() => queue().engine('eon', { cleanup: cleanup + 1 })).toThrow(TypeError);
+    expect(() => queue().engine('eon', { cleanup: cleanup + 1 })).toThrow(RangeError);
     expect(queue().engine('eon', { expiry, cleanup }).worker).toBe('eon');
   });
 

@@ -1,6 +1,6 @@
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
-import { useQueue, type TestQueue } from './harness/queue.js';
+import { idOf, type TestQueue, useQueue } from './harness/queue.js';
 
 // Ownership under faults: an index and the record it points at can disagree when something
 // else rewrites a label in place. The record decides: a pick checks the
@@ -11,19 +11,13 @@ import { useQueue, type TestQueue } from './harness/queue.js';
 
 const everything: Task = { meta: { '*': '*' } };
 
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('task without an object id');
-  return id;
-}
-
 /** store writes a record in the stored form (object id left out) over a task's field, as another program would. */
 async function store(q: TestQueue, id: string, record: Task): Promise<void> {
-  await q.redis.hset(`${q.prefix}:tasks`, id, JSON.stringify(record));
+  await q.redis.hset(q.key.tasks, id, JSON.stringify(record));
 }
 
 async function owners(q: TestQueue): Promise<Record<string, string>> {
-  return q.redis.hgetall(`${q.prefix}:owners`);
+  return q.redis.hgetall(q.key.owners);
 }
 
 describe('labels rewritten in place', () => {

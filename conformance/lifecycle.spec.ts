@@ -3,19 +3,13 @@ import { TaskNotFoundError, TaskOutdatedError } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 
 // The whole life of a plain, a unicast and a broadcast task on three engines
 // with named workers (eon, etw, eth; one queue, one clock, expiry 30 s), step
 // by step: docs/semantics.md §1.7, §3.1, §3.2, §3.3, §3.6, §3.7 and §5.2 items 1 to 6.
 
 const everything: Task = { meta: { '*': '*' } };
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('the task has no object id');
-  return id;
-}
 
 async function storedCore(engine: Engine, id: string): Promise<Record<string, string> | undefined> {
   return (await engine.lister(everything)).find((task) => task.core?.[Label.Object] === id)?.core;

@@ -2,18 +2,12 @@ import { LabelReservedError, TaskCoreError, TaskMetaEmptyError } from '../lib/er
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 
 // docs/semantics.md §3.5: lister returns every task matching the query, oldest
 // first, exactly as stored (core included), `[]` when none.
 
 const everything: Task = { meta: { '*': '*' } };
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('task without an object id');
-  return id;
-}
 
 describe('lister', () => {
   const queue = useQueue('2023-10-20T00:00:01Z');

@@ -1,10 +1,9 @@
 import { Engine } from '../lib/engine/engine.js';
-import type { TaskState } from '../lib/engine/page.js';
-import { Label } from '../lib/task/label.js';
+import type { TaskPageState } from '../lib/task/state.js';
 import type { Task } from '../lib/task/task.js';
 import { countingClient } from './harness/counting.js';
 import { expectUnchanged } from './harness/queue-state.js';
-import { createMany, useQueue, type TestQueue } from './harness/queue.js';
+import { createMany, idOf, type TestQueue, useQueue } from './harness/queue.js';
 
 // An engine's metaIndexes option makes the queue list its tasks under each
 // value of the keys it names (`meta-tasks`), so exists, lister and pages of
@@ -14,13 +13,9 @@ import { createMany, useQueue, type TestQueue } from './harness/queue.js';
 
 const queue = useQueue('2023-10-20T00:00:00Z');
 
-function idOf(task: Task): string {
-  return task.core?.[Label.Object] ?? '';
-}
-
 /** every entry of `meta-tasks`, as `<key>=<value> <id>` */
 async function listed(q: TestQueue): Promise<string[]> {
-  const members = await q.redis.zrange(`${q.prefix}:meta-tasks`, 0, -1);
+  const members = await q.redis.zrange(q.key['meta-tasks'], 0, -1);
   return members.map((member) => {
     const match = /^\d+:(.*?)\d+:(.*)\0(.*)$/s.exec(member);
     return match === null ? member : `${match[1]}=${match[2]} ${match[3]}`;
@@ -162,7 +157,7 @@ describe('metaIndexes', () => {
         claimed.add(idOf(task));
       }
     }
-    async function pages(state: TaskState, kind: string) {
+    async function pages(state: TaskPageState, kind: string) {
       const ids: string[] = [];
       const cursors: string[] = [];
       let cursor: string | undefined;
@@ -207,7 +202,7 @@ describe('metaIndexes', () => {
     const query = { meta: { kind: 'odd' } };
     const first = await eon.tasks({ query, limit: 100 });
     expect(first.cursor).toMatch(/^all:m/);
-    await q.redis.del(`${q.prefix}:watched`, `${q.prefix}:meta-tasks`, `${q.prefix}:meta-indexes`);
+    await q.redis.del(q.key.watched, q.key['meta-tasks'], q.key['meta-indexes']);
     const seen = new Set(first.tasks.map(idOf));
     let cursor = first.cursor;
     while (cursor !== undefined) {
@@ -226,8 +221,8 @@ describe('metaIndexes', () => {
       const eon = q.engine('eon', { redis: counting.client, metaIndexes: ['kind', 'n'] });
       expect(await eon.lister({ meta: { kind: '7' } })).toHaveLength(100);
       expect(counting.scripts('metaIndex')).toBeGreaterThanOrEqual(4); // 256 records a call
-      expect(await q.redis.hgetall(`${q.prefix}:watched`)).toEqual({ kind: '1', n: '1' });
-      expect(await q.redis.hgetall(`${q.prefix}:meta-indexes`)).toEqual({ kind: '1', n: '1' });
+      expect(await q.redis.hgetall(q.key.watched)).toEqual({ kind: '1', n: '1' });
+      expect(await q.redis.hgetall(q.key['meta-indexes'])).toEqual({ kind: '1', n: '1' });
       counting.reset();
       expect(await eon.lister({ meta: { kind: '3' } })).toHaveLength(100);
       expect(counting.scripts()).toBe(1); // listed once per engine
@@ -246,7 +241,7 @@ describe('metaIndexes', () => {
     if (owned === undefined) throw new Error('the leaf was not claimed');
     expect(idOf(owned)).toBe(idOf(leaf));
     await eon.delete(owned);
-    expect(await q.redis.exists(`${q.prefix}:roots`)).toBe(0);
+    expect(await q.redis.exists(q.key.roots)).toBe(0);
     expect(await listed(q)).toEqual([expect.stringMatching(/^kind=a /)]);
     await eon.create({ meta: { kind: 'a', n: '2' } });
     expect(await eon.lister({ meta: { kind: 'a' } })).toHaveLength(2);
@@ -260,9 +255,9 @@ describe('metaIndexes', () => {
     expect(await eon.lister({ meta: { kind: 'b' } })).toHaveLength(1);
     const before = await listed(q);
     await eon.repair();
-    expect(await q.redis.hgetall(`${q.prefix}:meta-indexes`)).toEqual({ kind: '1' });
+    expect(await q.redis.hgetall(q.key['meta-indexes'])).toEqual({ kind: '1' });
     expect(await eon.lister({ meta: { kind: 'b' } })).toHaveLength(1);
-    expect(await q.redis.hget(`${q.prefix}:watched`, 'kind')).toBe('1');
+    expect(await q.redis.hget(q.key.watched, 'kind')).toBe('1');
     expect(await listed(q)).toEqual(before);
   });
 

@@ -49,7 +49,7 @@ describe('an operator’s delete (bypass) removes', () => {
       outcome: { error: { message: expect.stringContaining(idOf(first)) as string } },
     });
     expect(await eon.search()).toBeUndefined(); // b was not released
-    expect(await q.redis.exists(`${q.prefix}:held`, `${q.prefix}:followers`)).toBe(0);
+    expect(await q.redis.exists(q.key.held, q.key.followers)).toBe(0);
     expect(brief(await eon.events())).toEqual([
       ['removed', idOf(second), ''],
       ['removed', idOf(first), ''],

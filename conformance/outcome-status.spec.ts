@@ -1,20 +1,15 @@
+import { watchChannel } from '../lib/engine/keys.js';
 import { TaskCoreError } from '../lib/errors.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { Worker } from '../lib/worker/worker.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 import { channelSubscribers, monitorQueue, subscribeQueue } from './harness/redis.js';
 import { next, until } from './harness/worker.js';
 
 // Outcome records and engine.status(id): where a task stands while it is in
 // the queue, and what became of it once it finished, for as long as the
 // outcome is kept (outcomeRetention, outcomeLimit).
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('task without an object id');
-  return id;
-}
 
 describe('engine.status', () => {
   const queue = useQueue('2023-10-20T00:00:01Z');
@@ -106,7 +101,7 @@ describe('engine.status', () => {
     q.clock.advance(1);
     await eon.expire();
     expect(await eon.status(idOf(task))).toBeUndefined();
-    expect(await q.redis.exists(`${q.prefix}:outcomes`, `${q.prefix}:outcome-expiry`)).toBe(0);
+    expect(await q.redis.exists(q.key.outcomes, q.key['outcome-expiry'])).toBe(0);
   });
 
   it('keeps no outcome with outcomeRetention 0, and still tells a listener', async () => {
@@ -117,8 +112,8 @@ describe('engine.status', () => {
     let hear: (message: string) => void = () => {};
     const heard = new Promise<string>((resolve) => (hear = resolve));
     // as the engine's watchers do: the queue's watch channel with the task's
-    const subscriber = await subscribeQueue(`${q.prefix}:watch:${idOf(task)}`, (m) => hear(m), [
-      `${q.prefix}:watch`,
+    const subscriber = await subscribeQueue(watchChannel(q.key, idOf(task)), (m) => hear(m), [
+      q.key.watch,
     ]);
     try {
       await eon.delete(copy);
@@ -127,7 +122,7 @@ describe('engine.status', () => {
       await subscriber.stop();
     }
     expect(await eon.status(idOf(task))).toBeUndefined();
-    expect(await q.keys()).not.toContain(`${q.prefix}:outcomes`);
+    expect(await q.keys()).not.toContain(q.key.outcomes);
   });
 
   it('sends watch messages (claim, outcome) only while someone listens on the channel', async () => {
@@ -142,11 +137,9 @@ describe('engine.status', () => {
       }
     });
     const messages: string[] = [];
-    const channel = `${q.prefix}:watch:${idOf(heardTask)}`;
+    const channel = watchChannel(q.key, idOf(heardTask));
     // as the engine's watchers do: the queue's watch channel with the task's
-    const subscriber = await subscribeQueue(channel, (m) => messages.push(m), [
-      `${q.prefix}:watch`,
-    ]);
+    const subscriber = await subscribeQueue(channel, (m) => messages.push(m), [q.key.watch]);
     try {
       // both in the queue's order: unheard first
       await eon.delete((await eon.search()) as Task);
@@ -157,7 +150,7 @@ describe('engine.status', () => {
       await monitor.stop();
     }
     expect(published).toEqual([channel, channel]);
-    expect(published).not.toContain(`${q.prefix}:watch:${idOf(unheard)}`);
+    expect(published).not.toContain(watchChannel(q.key, idOf(unheard)));
     expect(messages.map((m) => Object.keys(JSON.parse(m) as object))).toEqual([['w'], ['o']]);
   });
 
@@ -169,7 +162,7 @@ describe('engine.status', () => {
       await eon.create({ meta: { k: 'second' } }),
       await eon.create({ meta: { k: 'third' } }),
     ];
-    const marker = `${q.prefix}:watch`;
+    const marker = q.key.watch;
     const channelOf = (task: Task) => `${marker}:${idOf(task)}`;
     const published: string[] = [];
     const monitor = await monitorQueue(q.redis, (args) => {
@@ -221,8 +214,8 @@ describe('engine.status', () => {
       q.clock.advance(1);
       await eon.delete((await eon.search()) as Task);
     }
-    expect(await q.redis.hlen(`${q.prefix}:outcomes`)).toBe(3);
-    expect(await q.redis.zcard(`${q.prefix}:outcome-expiry`)).toBe(3);
+    expect(await q.redis.hlen(q.key.outcomes)).toBe(3);
+    expect(await q.redis.zcard(q.key['outcome-expiry'])).toBe(3);
     const kept = await Promise.all(ids.map(async (id) => (await eon.status(id))?.state));
     expect(kept).toEqual([undefined, undefined, undefined, 'completed', 'completed', 'completed']);
   });
@@ -232,7 +225,7 @@ describe('engine.status', () => {
     const writer = q.engine('eon', { outcomeLimit: 1_000 });
     for (let index = 0; index < 450; index++) await writer.create({ meta: { n: String(index) } });
     for (let index = 0; index < 450; index++) await writer.delete((await writer.search()) as Task);
-    expect(await q.redis.hlen(`${q.prefix}:outcomes`)).toBe(450);
+    expect(await q.redis.hlen(q.key.outcomes)).toBe(450);
     const trimmer = q.engine('etw', { outcomeLimit: 10 });
     const calls: string[][] = [];
     const monitor = await monitorQueue(q.redis, (args) => {
@@ -243,8 +236,8 @@ describe('engine.status', () => {
     } finally {
       await monitor.stop();
     }
-    expect(await q.redis.hlen(`${q.prefix}:outcomes`)).toBe(10);
-    expect(await q.redis.zcard(`${q.prefix}:outcome-expiry`)).toBe(10);
+    expect(await q.redis.hlen(q.key.outcomes)).toBe(10);
+    expect(await q.redis.zcard(q.key['outcome-expiry'])).toBe(10);
     // 440 records over: three scripts, at most 200 each
     expect(calls.map((args) => Number(args[2]))).toEqual([200, 200, 40]);
   });

@@ -82,8 +82,9 @@ describe('an engine whose Redis cannot be reached', () => {
     }
   });
 
-  it('rejects a connectTimeout that is not a positive integer of ms', () => {
-    for (const connectTimeout of [0, -1, 1.5, '5000', 2 ** 31])
+  it('rejects a connectTimeout that is not a positive integer of ms, or beyond the longest timer', () => {
+    for (const connectTimeout of [0, -1, 1.5, '5000'])
       expect(() => new Engine({ connectTimeout: connectTimeout as number })).toThrow(TypeError);
+    expect(() => new Engine({ connectTimeout: 2 ** 31 })).toThrow(RangeError);
   });
 });

@@ -1,4 +1,5 @@
 import type { RedisClient } from '../lib/engine/connection.js';
+import type { KeyName } from '../lib/engine/keys.js';
 import { QueueLayoutError } from '../lib/errors.js';
 import { layoutVersion } from '../lib/engine/keys.js';
 import { Label, Method } from '../lib/task/label.js';
@@ -13,7 +14,7 @@ const queue = useQueue('2023-10-20T00:00:00Z');
 const everything: Task = { meta: { '*': '*' } };
 
 /** The indexes repair rebuilds as the operations left them (ticker-check and the kept answers aside). */
-const indexes = [
+const indexes: KeyName[] = [
   'ready',
   'ready-cron',
   'ready-uni',
@@ -51,7 +52,7 @@ async function read(redis: RedisClient, key: string): Promise<unknown> {
 
 async function snapshot(q: TestQueue): Promise<Record<string, unknown>> {
   const state: Record<string, unknown> = {};
-  for (const name of indexes) state[name] = await read(q.redis, `${q.prefix}:${name}`);
+  for (const name of indexes) state[name] = await read(q.redis, q.key[name]);
   // an owner's claim time: repair cannot know it (status says so)
   const holders = (state['holders'] ?? {}) as Record<string, string>;
   state['holders'] = Object.fromEntries(
@@ -119,13 +120,13 @@ describe('engine.repair', () => {
     const q = queue();
     const eon = q.engine('eon');
     await eon.create({ meta: { k: 'a' } });
-    await q.redis.set(`${q.prefix}:layout`, '1');
+    await q.redis.set(q.key.layout, '1');
     const old = q.engine('etw');
     await expect(old.search()).rejects.toBeInstanceOf(QueueLayoutError);
     const fresh = q.engine('eth');
     await fresh.repair();
     expect((await fresh.search())?.meta).toEqual({ k: 'a' });
-    expect(await q.redis.get(`${q.prefix}:layout`)).toBe(layoutVersion);
+    expect(await q.redis.get(q.key.layout)).toBe(layoutVersion);
   });
 
   it('indexes a record something else changed as the record says', async () => {
@@ -134,20 +135,18 @@ describe('engine.repair', () => {
     const task = await eon.create({ meta: { k: 'a' } });
     const id = task.core?.[Label.Object] ?? '';
     await q.redis.hset(
-      `${q.prefix}:tasks`,
+      q.key.tasks,
       id,
       JSON.stringify({
         core: { [Label.Worker]: 'gone', [Label.Expiry]: '2023-10-20T00:00:10Z' },
         meta: { k: 'a' },
       }),
     );
-    await q.redis.hset(`${q.prefix}:tasks`, '1697760000000-000000000999', 'not a task');
+    await q.redis.hset(q.key.tasks, '1697760000000-000000000999', 'not a task');
     const report = await eon.repair();
     expect(report).toEqual({ tasks: 1, skipped: 1, steps: 3 });
-    expect(await q.redis.hget(`${q.prefix}:owners`, 'gone')).toBe('1');
-    expect(await q.redis.zscore(`${q.prefix}:leases`, id)).toBe(
-      String(Date.parse('2023-10-20T00:00:10Z')),
-    );
+    expect(await q.redis.hget(q.key.owners, 'gone')).toBe('1');
+    expect(await q.redis.zscore(q.key.leases, id)).toBe(String(Date.parse('2023-10-20T00:00:10Z')));
     q.clock.set('2023-10-20T00:00:10Z');
     await eon.expire();
     expect((await eon.search())?.core?.[Label.Cycles]).toBe('1');

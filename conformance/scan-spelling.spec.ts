@@ -16,7 +16,7 @@ const idOf = (n: number) => `1697760000000-${String(n).padStart(12, '0')}`;
 
 /** the id of the one filter the queue knows */
 async function onlyFilter(q: TestQueue): Promise<string> {
-  const filters = await q.redis.hkeys(`${q.prefix}:filters`);
+  const filters = await q.redis.hkeys(q.key.filters);
   expect(filters).toHaveLength(1);
   return filters[0] ?? '';
 }
@@ -138,7 +138,7 @@ describe('records spelled in any way JSON allows', () => {
   it.each(cases)('$name: matched as decoded', async ({ record, query, matches }) => {
     const q = queue();
     const eon = q.engine('eon');
-    await q.redis.hset(`${q.prefix}:tasks`, idOf(1), record);
+    await q.redis.hset(q.key.tasks, idOf(1), record);
     const expected = matches ? [idOf(1)] : [];
     expect(await found(eon, query)).toEqual({ listed: expected, paged: expected, exists: matches });
   });
@@ -146,7 +146,7 @@ describe('records spelled in any way JSON allows', () => {
   it('finds by exact core values, which the stored form may leave out', async () => {
     const q = queue();
     const eon = q.engine('eon');
-    await q.redis.hset(`${q.prefix}:tasks`, idOf(2), '{"meta":{"k":"v"}}');
+    await q.redis.hset(q.key.tasks, idOf(2), '{"meta":{"k":"v"}}');
     expect(await eon.exists({ core: { '*': idOf(2) }, meta: { k: 'v' } })).toBe(true);
     expect(await eon.exists({ core: { '*': idOf(3) }, meta: { k: 'v' } })).toBe(false);
   });
@@ -160,7 +160,7 @@ describe('records spelled in any way JSON allows', () => {
     await eon.create({ meta: { k: 'v', n: 'plain' } });
     await eon.create({ meta: { k: 'w', n: 'not wanted' } });
     await q.redis.hset(
-      `${q.prefix}:tasks`,
+      q.key.tasks,
       escaped.core?.[Label.Object] ?? '',
       '{"meta":{"k":"\\u0076","n":"escaped"}}',
     );
@@ -170,7 +170,7 @@ describe('records spelled in any way JSON allows', () => {
       task = await eon.search({ meta: { k: 'v' } });
     }
     expect(claimed).toEqual(['escaped', 'plain']);
-    expect(await q.redis.hget(`${q.prefix}:filter-pools`, await onlyFilter(q))).toBe('');
+    expect(await q.redis.hget(q.key['filter-pools'], await onlyFilter(q))).toBe('');
   });
 
   it.each([
@@ -185,7 +185,7 @@ describe('records spelled in any way JSON allows', () => {
       const cron = { [Label.Exact]: '2099-01-01T00:00:00Z' };
       const witness = await eon.create({ cron, meta: { tenant: 't1', stage: 'done' } });
       await q.redis.hset(
-        `${q.prefix}:tasks`,
+        q.key.tasks,
         witness.core?.[Label.Object] ?? '',
         `{"cron":${JSON.stringify(cron)},"meta":{"\\u0074enant":"\\u00741","stage":"d\\u006fne"}}`,
       );

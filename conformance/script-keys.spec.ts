@@ -1,4 +1,5 @@
 import { Engine } from '../lib/engine/engine.js';
+import { queueKeys } from '../lib/engine/keys.js';
 import type { Task } from '../lib/task/task.js';
 import { useQueue } from './harness/queue.js';
 import { engineRedis, monitorQueue, scanKeys } from './harness/redis.js';
@@ -25,7 +26,7 @@ describe('the keys of a script call', () => {
       await monitor.stop();
     }
     expect(calls.length).toBeGreaterThanOrEqual(2);
-    for (const args of calls) expect(args.slice(2, 4)).toEqual(['1', `${q.prefix}:tasks`]);
+    for (const args of calls) expect(args.slice(2, 4)).toEqual(['1', q.key.tasks]);
   });
 
   it('names each queue’s own keys, for more queues than a library keeps tables of', async () => {
@@ -40,13 +41,13 @@ describe('the keys of a script call', () => {
         await engine.create({ meta: { n: String(index) } });
       }
       for (const [index, name] of names.entries()) {
-        const prefix = `rescue.io:{${name}}`;
+        const key = queueKeys(name);
         const created = index < 3 ? 2 : 1;
-        expect(await q.redis.hlen(`${prefix}:tasks`)).toBe(created);
-        expect(await q.redis.zcard(`${prefix}:ready`)).toBe(created);
+        expect(await q.redis.hlen(key.tasks)).toBe(created);
+        expect(await q.redis.zcard(key.ready)).toBe(created);
         const task = (await engines[index]?.search()) as Task;
         expect(task.meta?.['n']).toBe(String(index));
-        expect(await q.redis.zcard(`${prefix}:leases`)).toBe(1);
+        expect(await q.redis.zcard(key.leases)).toBe(1);
       }
     } finally {
       await Promise.all(engines.map((engine) => engine.close()));

@@ -22,7 +22,7 @@ describe('due tasks join the pool in steps of at most 100 (docs/semantics.md §3
     const eon = q.engine('eon', { stepTime: 0 }); // counts alone: no step cut by time
     const first = await eon.search();
     expect(first?.meta).toEqual({ n: '0' });
-    expect(await q.redis.zcard(`${q.prefix}:waiting`)).toBe(150);
+    expect(await q.redis.zcard(q.key.waiting)).toBe(150);
     // n counts the 150 still waiting for promotion: etw's share is 125 of 250
     const etw = q.engine('etw');
     let claimed = 0;
@@ -87,17 +87,17 @@ describe('a search checks each record against the pool it met it in', () => {
     const eon = q.engine('eon');
     const task = await eon.create({ meta: { k: 'x' } });
     const id = task.core?.[Label.Object] ?? '';
-    const stored = JSON.parse((await q.redis.hget(`${q.prefix}:tasks`, id)) ?? '{}') as Task;
+    const stored = JSON.parse((await q.redis.hget(q.key.tasks, id)) ?? '{}') as Task;
     stored.core = { [Label.Worker]: 'other', [Label.Expiry]: '2023-10-20T00:10:00Z' };
-    await q.redis.hset(`${q.prefix}:tasks`, id, JSON.stringify(stored));
+    await q.redis.hset(q.key.tasks, id, JSON.stringify(stored));
 
     expect(await eon.search()).toBeUndefined();
-    expect(await q.redis.zscore(`${q.prefix}:leases`, id)).not.toBeNull();
-    expect(await q.redis.hget(`${q.prefix}:owners`, 'other')).toBe('1');
+    expect(await q.redis.zscore(q.key.leases, id)).not.toBeNull();
+    expect(await q.redis.hget(q.key.owners, 'other')).toBe('1');
     // the repaired lease has ended: expire revokes it and the task is offered again
     await eon.expire();
     expect((await eon.search())?.core?.[Label.Cycles]).toBe('1');
-    expect(await q.redis.hget(`${q.prefix}:owners`, 'other')).toBeNull();
+    expect(await q.redis.hget(q.key.owners, 'other')).toBeNull();
   });
 
   it('never hands out a task halted behind the engine', async () => {
@@ -105,11 +105,11 @@ describe('a search checks each record against the pool it met it in', () => {
     const eon = q.engine('eon');
     const task = await eon.create({ core: { [Label.Cancel]: '1' }, meta: { k: 'x' } });
     const id = task.core?.[Label.Object] ?? '';
-    const stored = JSON.parse((await q.redis.hget(`${q.prefix}:tasks`, id)) ?? '{}') as Task;
+    const stored = JSON.parse((await q.redis.hget(q.key.tasks, id)) ?? '{}') as Task;
     stored.core = { [Label.Cancel]: '1', [Label.Cycles]: '1' };
-    await q.redis.hset(`${q.prefix}:tasks`, id, JSON.stringify(stored));
+    await q.redis.hset(q.key.tasks, id, JSON.stringify(stored));
     expect(await eon.search()).toBeUndefined();
-    expect(await q.redis.zscore(`${q.prefix}:ready`, id)).toBeNull();
+    expect(await q.redis.zscore(q.key.ready, id)).toBeNull();
   });
 
   it('leaves no phantom owner when an owner is removed from a record behind the engine', async () => {
@@ -119,12 +119,12 @@ describe('a search checks each record against the pool it met it in', () => {
     await eon.create({ meta: { k: 'a' } });
     const claimed = await eon.search();
     const id = claimed?.core?.[Label.Object] ?? '';
-    const stored = JSON.parse((await q.redis.hget(`${q.prefix}:tasks`, id)) ?? '{}') as Task;
+    const stored = JSON.parse((await q.redis.hget(q.key.tasks, id)) ?? '{}') as Task;
     delete stored.core;
-    await q.redis.hset(`${q.prefix}:tasks`, id, JSON.stringify(stored));
+    await q.redis.hset(q.key.tasks, id, JSON.stringify(stored));
     q.clock.set('2023-10-20T00:00:31Z'); // after the lease end the index still holds
     await eon.expire();
-    expect(await q.redis.hlen(`${q.prefix}:owners`)).toBe(0);
+    expect(await q.redis.hlen(q.key.owners)).toBe(0);
     // etw is alone among the owners: it may take every task
     for (let index = 0; index < 3; index++) await eon.create({ meta: { k: `b${index}` } });
     let claimedByEtw = 0;

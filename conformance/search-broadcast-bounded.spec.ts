@@ -71,10 +71,10 @@ describe('a sequence counter that went backwards', () => {
     for (let index = 0; index < 3; index++) await eon.delete((await eon.search())!);
     expect(await eon.search()).toBeUndefined();
     // Redis restored from a snapshot taken before the three were stored
-    const ids = await q.redis.zrange(`${q.prefix}:broadcast`, 0, -1);
-    await q.redis.zrem(`${q.prefix}:broadcast`, ...ids);
-    await q.redis.hdel(`${q.prefix}:tasks`, ...ids);
-    await q.redis.set(`${q.prefix}:sequence`, '0');
+    const ids = await q.redis.zrange(q.key.broadcast, 0, -1);
+    await q.redis.zrem(q.key.broadcast, ...ids);
+    await q.redis.hdel(q.key.tasks, ...ids);
+    await q.redis.set(q.key.sequence, '0');
     q.clock.advance(60_000); // a restore takes a while
     const late = await q.engine('producer').create({ meta: { kind: 'late' }, node: all });
     expect(late.core?.[Label.Object]?.endsWith('000000000001')).toBe(true);

@@ -2,17 +2,13 @@ import { TaskOutdatedError } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 
 // docs/semantics.md §3.2 phase 1 (broadcast delivery), §1.7 (broadcast kind), §1.8 (the
 // broadcast ledger), §5.2 item 6.
 
 const everything: Task = { meta: { '*': '*' } };
 const all = { [Label.Method]: Method.All };
-
-function idOf(task: Task | undefined): string {
-  return task?.core?.[Label.Object] ?? '';
-}
 
 describe('search delivers broadcast tasks (phase 1)', () => {
   const queue = useQueue('2023-10-20T00:00:00Z');

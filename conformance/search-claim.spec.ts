@@ -4,16 +4,12 @@ import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
 import { countsInN } from './harness/probes.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 
 // docs/semantics.md §3.2 phases 2, 4 and 5 (claiming and the candidate rules), §1.7 (task
 // kinds as search sees them), §5.2 items 2 and 8.
 
 const everything: Task = { meta: { '*': '*' } };
-
-function idOf(task: Task | undefined): string {
-  return task?.core?.[Label.Object] ?? '';
-}
 
 /** halt stores a task with cancel 1 and requeues it once through paging, so cycles 1 ≥ cancel 1. */
 async function halt(engine: Engine, task: Task): Promise<Task> {
@@ -174,7 +170,9 @@ describe('search claims a task', () => {
     expect(new Set(claimed).size).toBe(claimed.length);
     const stored = await engines[0]!.lister(everything);
     for (const task of stored) {
-      const owners = results.filter((result) => idOf(result) === idOf(task));
+      const owners = results.filter(
+        (result) => result !== undefined && idOf(result) === idOf(task),
+      );
       expect(owners.length).toBeLessThanOrEqual(1);
       expect(task.core?.[Label.Worker]).toBe(owners[0]?.core?.[Label.Worker]);
     }

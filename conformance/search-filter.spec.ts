@@ -3,13 +3,9 @@ import { LabelValueError, TaskEmptyError } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 
 // docs/semantics.md §3.2 "With a filter", phases 1 (rule 4) and 4, §2.2 matches.
-
-function idOf(task: Task | undefined): string {
-  return task?.core?.[Label.Object] ?? '';
-}
 
 async function claimName(engine: Engine, filter?: Task): Promise<string | undefined> {
   return (await engine.search(filter))?.meta?.['name'];

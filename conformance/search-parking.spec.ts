@@ -30,7 +30,7 @@ async function listen(
   const messages: Message[] = [];
   const markers = new Map<number, () => void>();
   let marker = 0;
-  const subscriber = await subscribeQueue(`${q.prefix}:signal`, (message) => {
+  const subscriber = await subscribeQueue(q.key.signal, (message) => {
     const parsed = JSON.parse(message) as Message & { marker?: number };
     if (parsed.marker === undefined) messages.push(parsed);
     else markers.get(parsed.marker)?.();
@@ -40,7 +40,7 @@ async function listen(
     settled: () => {
       const mine = ++marker;
       const arrived = new Promise<void>((resolve) => markers.set(mine, resolve));
-      return publishQueue(q.redis, `${q.prefix}:signal`, JSON.stringify({ marker: mine })).then(
+      return publishQueue(q.redis, q.key.signal, JSON.stringify({ marker: mine })).then(
         () => arrived,
       );
     },
@@ -79,11 +79,11 @@ describe('parked slots', () => {
       expect(await park(etw, '0', [], Date.parse('2023-10-20T00:59:00Z'))).toBeUndefined();
       expect(await park(eon, '0', [], Date.parse('2023-10-20T01:00:00Z'))).toBeUndefined();
       expect(await park(etw, '1', [], Date.parse('2023-10-20T01:01:00Z'))).toBeUndefined();
-      expect(await q.redis.hlen(`${q.prefix}:parked-slots`)).toBe(3);
+      expect(await q.redis.hlen(q.key['parked-slots'])).toBe(3);
 
       await q.engine('producer').create({ meta: { k: 'a' } });
       expect(await woken(channel)).toEqual(['etw\u00000']);
-      expect(await q.redis.hlen(`${q.prefix}:parked-slots`)).toBe(2);
+      expect(await q.redis.hlen(q.key['parked-slots'])).toBe(2);
       await q.engine('producer').create({ meta: { k: 'b' } });
       expect(await woken(channel)).toEqual(['etw\u00000', 'eon\u00000']);
     } finally {
@@ -193,7 +193,7 @@ describe('parked slots', () => {
       expect(await park(etw, '1')).toBeUndefined();
       expect(await park(etw, '0')).toBeUndefined();
       expect(await woken(channel)).toEqual(['etw\u00001']);
-      expect(await q.redis.hlen(`${q.prefix}:parked-slots`)).toBe(2);
+      expect(await q.redis.hlen(q.key['parked-slots'])).toBe(2);
     } finally {
       await channel.stop();
     }
@@ -208,7 +208,7 @@ describe('parked slots', () => {
       await park(q.engine('live'), '0', [], Date.parse('2023-10-20T00:00:35Z'));
       await q.engine('producer').create({ meta: { k: 'a' } });
       expect(await woken(channel)).toEqual(['live\u00000']);
-      expect(await q.redis.hkeys(`${q.prefix}:parked-slots`)).toEqual([]);
+      expect(await q.redis.hkeys(q.key['parked-slots'])).toEqual([]);
     } finally {
       await channel.stop();
     }
@@ -221,9 +221,9 @@ describe('parked slots', () => {
     await park(eon, '1');
     await q.engine('producer').create({ meta: { k: 'a' } }); // wakes slot 0
     expect((await park(eon, '0'))?.meta).toEqual({ k: 'a' });
-    expect(await q.redis.hkeys(`${q.prefix}:parked-slots`)).toEqual(['eon\u00001']);
+    expect(await q.redis.hkeys(q.key['parked-slots'])).toEqual(['eon\u00001']);
     await unparkSlots(eon, ['0', '1']);
-    expect(await q.redis.exists(`${q.prefix}:parked-slots`, `${q.prefix}:parked`)).toBe(0);
+    expect(await q.redis.exists(q.key['parked-slots'], q.key.parked)).toBe(0);
   });
 
   it('names no slot for a broadcast task, but tells every worker one came', async () => {

@@ -1,9 +1,8 @@
 import { TaskLimitError } from '../lib/errors.js';
 import { Label } from '../lib/task/label.js';
-import type { Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
 import { countingClient } from './harness/counting.js';
-import { createMany, useQueue, type TestQueue } from './harness/queue.js';
+import { createMany, idOf, type TestQueue, useQueue } from './harness/queue.js';
 
 // Leaves with the same root form one group: a task stored with the root's
 // pairs in its meta is checked against the groups anchored at one of its
@@ -14,17 +13,15 @@ import { createMany, useQueue, type TestQueue } from './harness/queue.js';
 
 const queue = useQueue('2023-10-20T00:00:00Z');
 
-const idOf = (task: Task | undefined) => task?.core?.[Label.Object] ?? '';
-
 describe('leaves with one root', () => {
   it('are one group: a task with the root in its meta marks it, and search deletes them 64 a step', async () => {
     const q = queue();
     await createMany(q, 1_000, (index) => ({ meta: { n: String(index) }, root: { job: 'x' } }));
-    expect(await q.redis.hlen(`${q.prefix}:roots`)).toBe(1);
-    expect(await q.redis.zcard(`${q.prefix}:root-leaves`)).toBe(1_000);
+    expect(await q.redis.hlen(q.key.roots)).toBe(1);
+    expect(await q.redis.zcard(q.key['root-leaves'])).toBe(1_000);
 
     const witness = await q.engine('producer').create({ meta: { job: 'x' } });
-    expect(await q.redis.zcard(`${q.prefix}:obsolete-groups`)).toBe(1);
+    expect(await q.redis.zcard(q.key['obsolete-groups'])).toBe(1);
 
     const counting = countingClient();
     try {
@@ -35,7 +32,7 @@ describe('leaves with one root', () => {
     } finally {
       await counting.client.quit();
     }
-    expect(await q.redis.exists(`${q.prefix}:root-leaves`, `${q.prefix}:roots`)).toBe(0);
+    expect(await q.redis.exists(q.key['root-leaves'], q.key.roots)).toBe(0);
   });
 });
 
@@ -51,8 +48,8 @@ describe('a root of several pairs', () => {
     const eon = q.engine('eon');
     // the keys kind and id are listed a job step (256 records) per script
     for (let step = 0; step < 8; step++) await eon.expire();
-    expect(await q.redis.llen(`${q.prefix}:root-jobs`)).toBe(0);
-    expect(await q.redis.hget(`${q.prefix}:witnesses`, await groupOf(q))).toBe(idOf(witness));
+    expect(await q.redis.llen(q.key['root-jobs'])).toBe(0);
+    expect(await q.redis.hget(q.key.witnesses, await groupOf(q))).toBe(idOf(witness));
     await eon.search();
     expect(await eon.exists({ core: { [Label.Object]: idOf(leaf) } })).toBe(false);
   });
@@ -88,6 +85,6 @@ describe('roots with patterns', () => {
 });
 
 async function groupOf(q: TestQueue): Promise<string> {
-  const [gid] = await q.redis.hkeys(`${q.prefix}:roots`);
+  const [gid] = await q.redis.hkeys(q.key.roots);
   return gid ?? '';
 }

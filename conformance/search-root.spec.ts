@@ -2,16 +2,12 @@ import type { Engine } from '../lib/engine/engine.js';
 import { TaskNotFoundError } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 
 // docs/semantics.md §3.2 phase 2 rule 7 (root obsolescence) and its notes, §1.7 (leaf and
 // emitted child), §5.2 item 1.
 
 const everything: Task = { meta: { '*': '*' } };
-
-function idOf(task: Task | undefined): string {
-  return task?.core?.[Label.Object] ?? '';
-}
 
 async function stored(engine: Engine, task: Task): Promise<boolean> {
   return engine.exists({ core: { [Label.Object]: idOf(task) } });

@@ -200,7 +200,7 @@ describe('create(task, { after })', () => {
     q.clock.advance(1_001);
     await eon.expire();
     expect(await eon.status(idOf(second))).toBeUndefined();
-    expect(await q.redis.exists(`${q.prefix}:held`, `${q.prefix}:followers`)).toBe(0);
+    expect(await q.redis.exists(q.key.held, q.key.followers)).toBe(0);
   });
 
   it('refuses cron and gate templates after another task, and more than 100 held after one', async () => {
@@ -227,7 +227,7 @@ describe('create(task, { after })', () => {
     await expect(eon.create({ meta: { k: 'x' } }, { after: idOf(gate) })).rejects.toBeInstanceOf(
       TaskGateError,
     );
-    expect(await q.redis.exists(`${q.prefix}:held`, `${q.prefix}:followers`)).toBe(0);
+    expect(await q.redis.exists(q.key.held, q.key.followers)).toBe(0);
   });
 
   it('shows held tasks: stats, tasks({ state: held }), rescue tasks show; a delete with bypass removes one', async () => {
@@ -267,8 +267,8 @@ describe('create(task, { after })', () => {
     const plain = await eon.create({ meta: { k: 'plain' } });
     const stuck = await eon.create({ meta: { k: 'stuck' } }, { after: idOf(plain) });
     // a record something else deleted, and a hold written before create refused templates
-    const held = `${q.prefix}:held`;
-    await q.redis.hdel(`${q.prefix}:tasks`, idOf(gone));
+    const held = q.key.held;
+    await q.redis.hdel(q.key.tasks, idOf(gone));
     const value = (await q.redis.hget(held, idOf(stuck))) ?? '';
     await q.redis.hset(held, idOf(stuck), `${idOf(template)}${value.slice(idOf(plain).length)}`);
     await q.redis.hdel(held, idOf(kept));

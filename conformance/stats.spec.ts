@@ -1,18 +1,11 @@
 import { Label, Method } from '../lib/task/label.js';
-import type { Task } from '../lib/task/task.js';
 import type { Engine } from '../lib/engine/engine.js';
 import { statsTargetSample } from '../lib/engine/stats.js';
 import { formatTime } from '../lib/task/time.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 import { expectUnchanged } from './harness/queue-state.js';
 
 // engine.stats(): counts by state from the indexes, at one instant.
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('no object id');
-  return id;
-}
 
 describe('engine.stats()', () => {
   const queue = useQueue('2023-10-20T00:00:00Z');

@@ -4,7 +4,7 @@ import { deleteThenSearch, filterList } from '../lib/engine/runtime.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { countingClient } from './harness/counting.js';
-import { createMany, useQueue } from './harness/queue.js';
+import { createMany, idOf, useQueue } from './harness/queue.js';
 
 // stepTime: each loop of a script that walks the queue also stops once the
 // call has run that long, and the next step goes on where it stopped. An
@@ -15,8 +15,6 @@ import { createMany, useQueue } from './harness/queue.js';
 const queue = useQueue('2023-10-20T00:00:00Z');
 /** 1 µs: every loop stops after its first unit of work. */
 const tiny = 0.001;
-
-const idOf = (task: Task | undefined) => task?.core?.[Label.Object] ?? '';
 
 describe('the step clock (include/step.lua)', () => {
   const clockScript = readFileSync(new URL('lua/step-clock.lua', import.meta.url), 'utf8');
@@ -67,12 +65,12 @@ describe('an engine whose steps are cut by time', () => {
     const eon = q.engine('eon', { stepTime: tiny });
     expect((await eon.search())?.meta).toEqual({ n: '0' });
     // counts alone promote 100 in that search
-    expect(await q.redis.zcard(`${q.prefix}:waiting`)).toBeGreaterThan(150);
+    expect(await q.redis.zcard(q.key.waiting)).toBeGreaterThan(150);
     const order: string[] = [];
     for (let task = await eon.search(); task !== undefined; task = await eon.search())
       order.push(task.meta?.['n'] ?? '');
     expect(order).toEqual(Array.from({ length: 249 }, (_, index) => String(index + 1)));
-    expect(await q.redis.exists(`${q.prefix}:waiting`)).toBe(0);
+    expect(await q.redis.exists(q.key.waiting)).toBe(0);
   });
 
   it('walks past broadcast tasks it never takes and still receives the one it matches', async () => {
@@ -109,8 +107,8 @@ describe('an engine whose steps are cut by time', () => {
     } finally {
       await counting.client.quit();
     }
-    expect(await q.redis.exists(`${q.prefix}:root-leaves`, `${q.prefix}:roots`)).toBe(0);
-    expect(await q.redis.hlen(`${q.prefix}:tasks`)).toBe(1);
+    expect(await q.redis.exists(q.key['root-leaves'], q.key.roots)).toBe(0);
+    expect(await q.redis.hlen(q.key.tasks)).toBe(1);
   });
 
   it('finds the witness of a new root among the tasks stored before, over more steps', async () => {
@@ -119,14 +117,14 @@ describe('an engine whose steps are cut by time', () => {
     const producer = q.engine('producer', { stepTime: tiny });
     // the root names `n` for the first time: a job lists the 400 tasks by it
     const leaf = await producer.create({ meta: { kind: 'leaf' }, root: { n: '399' } });
-    expect(await q.redis.llen(`${q.prefix}:root-jobs`)).toBeGreaterThan(0);
+    expect(await q.redis.llen(q.key['root-jobs'])).toBeGreaterThan(0);
     const eon = q.engine('eon', { stepTime: tiny });
     const claimed: string[] = [];
     for (let task = await eon.search(); task !== undefined; task = await eon.search())
       claimed.push(idOf(task));
     expect(claimed).toHaveLength(400);
     expect(claimed).not.toContain(idOf(leaf));
-    expect(await q.redis.hexists(`${q.prefix}:tasks`, idOf(leaf))).toBe(0);
+    expect(await q.redis.hexists(q.key.tasks, idOf(leaf))).toBe(0);
   });
 
   it('lists and finds every record of a queue, in more steps', async () => {
@@ -163,14 +161,10 @@ describe('an engine whose steps are cut by time', () => {
       expect(counting.scripts('scan')).toBeGreaterThan(1);
       // the last child read, marked behind the engine: found only by a scan
       // that resumed through every step
-      const [last = ''] = await q.redis.zrevrangebylex(`${q.prefix}:children`, '+', '-');
+      const [last = ''] = await q.redis.zrevrangebylex(q.key.children, '+', '-');
       const childId = last.slice(-26);
-      const record = JSON.parse((await q.redis.hget(`${q.prefix}:tasks`, childId)) ?? '{}') as Task;
-      await q.redis.hset(
-        `${q.prefix}:tasks`,
-        childId,
-        JSON.stringify({ ...record, meta: { k: 'last' } }),
-      );
+      const record = JSON.parse((await q.redis.hget(q.key.tasks, childId)) ?? '{}') as Task;
+      await q.redis.hset(q.key.tasks, childId, JSON.stringify({ ...record, meta: { k: 'last' } }));
       expect(await eon.exists({ root, meta: { k: 'last' } })).toBe(true);
     } finally {
       await counting.client.quit();
@@ -193,10 +187,8 @@ describe('an engine whose steps are cut by time', () => {
     } finally {
       await counting.client.quit();
     }
-    expect(await q.redis.hmget(`${q.prefix}:tasks`, ...past.map(idOf))).toEqual(
-      past.map(() => null),
-    );
-    expect(await q.redis.exists(`${q.prefix}:leases`)).toBe(0);
+    expect(await q.redis.hmget(q.key.tasks, ...past.map(idOf))).toEqual(past.map(() => null));
+    expect(await q.redis.exists(q.key.leases)).toBe(0);
     const freed = await q.engine('eon').lister({ meta: { kind: 'new' } });
     expect(freed.map((task) => task.core?.[Label.Cycles])).toEqual(freed.map(() => '1'));
     expect(freed).toHaveLength(200);
@@ -224,7 +216,7 @@ describe('an engine whose steps are cut by time', () => {
       expect(outcomes.map((outcome) => (outcome.deleted ? idOf(outcome.next) : ''))).toEqual(
         created.slice(8, 16).map(idOf),
       );
-      expect(await q.redis.hmget(`${q.prefix}:tasks`, ...claimed.map(idOf))).toEqual(
+      expect(await q.redis.hmget(q.key.tasks, ...claimed.map(idOf))).toEqual(
         claimed.map(() => null),
       );
     } finally {

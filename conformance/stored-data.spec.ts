@@ -3,7 +3,7 @@ import { TaskNotFoundError } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { countsInN, storeUnreadableTemplate } from './harness/probes.js';
-import { useQueue, type TestQueue } from './harness/queue.js';
+import { idOf, type TestQueue, useQueue } from './harness/queue.js';
 
 // docs/semantics.md §1.10: records that are not tasks (written to Redis by
 // something else) are skipped by every operation, and removed by retention
@@ -11,12 +11,6 @@ import { useQueue, type TestQueue } from './harness/queue.js';
 // with unreadable labels are read as §1.10 says.
 
 const everything: Task = { meta: { '*': '*' } };
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('task without an object id');
-  return id;
-}
 
 /** copyTask deep-copies a task's label maps (structuredClone would give objects of another realm under Jest). */
 function copyTask(task: Task): Task {
@@ -52,11 +46,11 @@ describe('stored records that are not tasks (docs/semantics.md §1.10)', () => {
   const queue = useQueue('2023-10-20T00:00:02Z');
 
   async function write(json: string, id = badId): Promise<void> {
-    await queue().redis.hset(`${queue().prefix}:tasks`, id, json);
+    await queue().redis.hset(queue().key.tasks, id, json);
   }
 
   async function present(id = badId): Promise<boolean> {
-    return (await queue().redis.hexists(`${queue().prefix}:tasks`, id)) === 1;
+    return (await queue().redis.hexists(queue().key.tasks, id)) === 1;
   }
 
   it.each(badRecords)('skips %s in lister, exists and search', async (_name, json) => {
@@ -89,7 +83,7 @@ describe('stored records that are not tasks (docs/semantics.md §1.10)', () => {
       ).rejects.toBeInstanceOf(TaskNotFoundError);
       await expect(eon.extend(copy)).rejects.toBeInstanceOf(TaskNotFoundError);
       await expect(eon.cycles(copy)).rejects.toBeInstanceOf(TaskNotFoundError);
-      expect(await queue().redis.hget(`${queue().prefix}:tasks`, badId)).toBe(json);
+      expect(await queue().redis.hget(queue().key.tasks, badId)).toBe(json);
     },
   );
 
@@ -117,18 +111,18 @@ describe('stored records that are not tasks (docs/semantics.md §1.10)', () => {
     const fields: string[] = [];
     for (let n = 0; n < 1000; n++)
       fields.push(`1697760001000-${String(100_000 + n).padStart(12, '0')}`, `not json ${n}`);
-    await q.redis.hset(`${q.prefix}:tasks`, ...fields);
+    await q.redis.hset(q.key.tasks, ...fields);
     q.clock.set('2023-10-28T00:00:00Z');
     const young = await eon.create({ meta: { k: 'young' } }); // retention keeps it
     // The sweep reads a bounded slice of the queue per call (docs/redis-layout.md),
     // so expire's cost does not grow with the queue; repeated calls get them all.
     await eon.expire();
-    const afterOne = await q.redis.hlen(`${q.prefix}:tasks`);
+    const afterOne = await q.redis.hlen(q.key.tasks);
     expect(afterOne).toBeGreaterThan(1);
     expect(afterOne).toBeLessThan(1001);
-    for (let call = 0; call < 100 && (await q.redis.hlen(`${q.prefix}:tasks`)) > 1; call++)
+    for (let call = 0; call < 100 && (await q.redis.hlen(q.key.tasks)) > 1; call++)
       await eon.expire();
-    expect(await q.redis.hlen(`${q.prefix}:tasks`)).toBe(1);
+    expect(await q.redis.hlen(q.key.tasks)).toBe(1);
     expect(await eon.lister(everything)).toEqual([young]);
   });
 
@@ -171,7 +165,7 @@ describe('stored records that are not tasks (docs/semantics.md §1.10)', () => {
     await eon.expire();
     await eon.ticker();
     // every bad record with an id went; the ones without a readable id stay and stay invisible
-    const fields = (await q.redis.hkeys(`${q.prefix}:tasks`)).filter((field) =>
+    const fields = (await q.redis.hkeys(q.key.tasks)).filter((field) =>
       field.startsWith('1697760001000-00000000'),
     );
     expect(fields).toEqual([]);
@@ -336,7 +330,7 @@ describe("tasks written by something else (outside the engine's indexes)", () =>
   async function writeTask(task: Task): Promise<void> {
     const q = queue();
     await q.redis.hset(
-      `${q.prefix}:tasks`,
+      q.key.tasks,
       id,
       JSON.stringify({ ...task, core: { ...task.core, [Label.Object]: id } }),
     );
@@ -450,7 +444,7 @@ describe('a stored task whose record is replaced by something that is not a task
       const etw = q.engine('etw');
       const x = await store(q);
       const field = idOf(x);
-      await q.redis.hset(`${q.prefix}:tasks`, field, notATask);
+      await q.redis.hset(q.key.tasks, field, notATask);
       const isX = (task: Task | undefined) => task !== undefined && idOf(task) === field;
 
       // a few tasks of other kinds for the operations to work on
@@ -478,7 +472,7 @@ describe('a stored task whose record is replaced by something that is not a task
       ).rejects.toBeInstanceOf(TaskNotFoundError);
       await expect(q.engine('aux').extend(copy)).rejects.toBeInstanceOf(TaskNotFoundError);
       await expect(eon.cycles(copy)).rejects.toBeInstanceOf(TaskNotFoundError);
-      expect(await q.redis.hget(`${q.prefix}:tasks`, field)).toBe(notATask);
+      expect(await q.redis.hget(q.key.tasks, field)).toBe(notATask);
 
       // the queue goes on working around it
       const more = await eon.create({ meta: { k: 'more' } });
@@ -492,7 +486,7 @@ describe('a stored task whose record is replaced by something that is not a task
         await eon.ticker();
         await eon.search();
       }
-      expect(await q.redis.hexists(`${q.prefix}:tasks`, field)).toBe(0);
+      expect(await q.redis.hexists(q.key.tasks, field)).toBe(0);
     },
   );
 });
@@ -505,7 +499,7 @@ describe('a stored task whose labels another program made unreadable', () => {
   async function rewrite(q: TestQueue, id: string, change: (task: Task) => Task): Promise<void> {
     const [stored] = (await q.engine('aux').lister(everything)).filter((task) => idOf(task) === id);
     if (stored === undefined) throw new Error(`no task ${id}`);
-    await q.redis.hset(`${q.prefix}:tasks`, id, JSON.stringify(change(copyTask(stored))));
+    await q.redis.hset(q.key.tasks, id, JSON.stringify(change(copyTask(stored))));
   }
 
   function withCore(task: Task, labels: Record<string, string>): Task {
@@ -565,7 +559,7 @@ describe('records that are not tasks are never counted (docs/semantics.md §1.10
     const eon = q.engine('eon');
     const a = await eon.create({ meta: { k: 'a' } });
     expect((await eon.search())?.core?.[Label.Object]).toBe(idOf(a));
-    await q.redis.hset(`${q.prefix}:tasks`, idOf(a), notATask);
+    await q.redis.hset(q.key.tasks, idOf(a), notATask);
     q.clock.set('2023-10-20T00:01:00Z'); // a's lease ended at :31
     await eon.expire();
     const d = await eon.create({ meta: { k: 'd' } });
@@ -578,10 +572,10 @@ describe('records that are not tasks are never counted (docs/semantics.md §1.10
     const eon = q.engine('eon');
     const a = await eon.create({ meta: { k: 'a' } });
     await eon.search();
-    await q.redis.hset(`${q.prefix}:tasks`, idOf(a), notATask);
+    await q.redis.hset(q.key.tasks, idOf(a), notATask);
     q.clock.set('2023-10-28T00:00:00Z');
     for (let call = 0; call < 3; call++) await eon.expire();
-    expect(await q.redis.hexists(`${q.prefix}:tasks`, idOf(a))).toBe(0);
+    expect(await q.redis.hexists(q.key.tasks, idOf(a))).toBe(0);
     const d = await eon.create({ meta: { k: 'd' } });
     expect((await q.engine('etw').search())?.core?.[Label.Object]).toBe(idOf(d));
   });
@@ -589,7 +583,7 @@ describe('records that are not tasks are never counted (docs/semantics.md §1.10
   it('does not count an unowned task whose record was replaced in n', async () => {
     const q = queue();
     const x = await q.engine('aux').create({ meta: { k: 'x' } });
-    await q.redis.hset(`${q.prefix}:tasks`, idOf(x), notATask);
+    await q.redis.hset(q.key.tasks, idOf(x), notATask);
     expect(await countsInN(q)).toBe(false);
   });
 
@@ -599,10 +593,10 @@ describe('records that are not tasks are never counted (docs/semantics.md §1.10
       meta: { k: 'x' },
       node: { [Label.Method]: Method.Uni, [Label.Worker]: 'someone' },
     });
-    await q.redis.hset(`${q.prefix}:tasks`, idOf(x), notATask);
+    await q.redis.hset(q.key.tasks, idOf(x), notATask);
     q.clock.set('2023-10-28T00:00:00Z');
     for (let call = 0; call < 3; call++) await q.engine('aux').expire();
-    expect(await q.redis.hexists(`${q.prefix}:tasks`, idOf(x))).toBe(0);
+    expect(await q.redis.hexists(q.key.tasks, idOf(x))).toBe(0);
     expect(await countsInN(q)).toBe(false);
   });
 });
@@ -616,11 +610,11 @@ describe('index entries of records that are not tasks any more (docs/semantics.m
     const eon = q.engine('eon');
     const broken = await eon.create({ cron: { [Label.Every]: 'minute' }, meta: { k: 'broken' } });
     const kept = await eon.create({ cron: { [Label.Every]: 'minute' }, meta: { k: 'kept' } });
-    await q.redis.hset(`${q.prefix}:tasks`, idOf(broken), notATask);
+    await q.redis.hset(q.key.tasks, idOf(broken), notATask);
     q.clock.set('2023-10-20T00:01:00.5Z');
     await eon.ticker();
 
-    expect(await q.redis.zscore(`${q.prefix}:templates`, idOf(broken))).toBeNull();
+    expect(await q.redis.zscore(q.key.templates, idOf(broken))).toBeNull();
     const children = (await eon.lister(everything)).filter((task) => task.root !== undefined);
     expect(children.map((child) => child.root?.[Label.Object])).toEqual([idOf(kept)]);
   });
@@ -629,10 +623,10 @@ describe('index entries of records that are not tasks any more (docs/semantics.m
     const q = queue();
     const eon = q.engine('eon');
     const id = await storeUnreadableTemplate(eon);
-    expect(await q.redis.zscore(`${q.prefix}:templates`, id)).toBe('-inf'); // overdue: ticker looks at it
+    expect(await q.redis.zscore(q.key.templates, id)).toBe('-inf'); // overdue: ticker looks at it
 
     await eon.ticker();
-    expect(await q.redis.zscore(`${q.prefix}:templates`, id)).toBe('inf');
+    expect(await q.redis.zscore(q.key.templates, id)).toBe('inf');
     expect((await eon.lister(everything)).map(idOf)).toEqual([id]);
     expect(await eon.search()).toBeUndefined();
   });

@@ -1,5 +1,6 @@
 import type { Engine } from '../lib/engine/engine.js';
-import { pageBudget, pageMostLimit, type TaskState } from '../lib/engine/page.js';
+import { pageBudget, pageMostLimit } from '../lib/engine/page.js';
+import type { TaskPageState } from '../lib/task/state.js';
 import { TaskMetaEmptyError } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
@@ -14,7 +15,7 @@ const k = (task: Task) => task.meta?.['k'];
 /** everyPage reads every page of a state and returns the tasks' `k` labels and the number of pages. */
 async function everyPage(
   engine: Engine,
-  state: TaskState,
+  state: TaskPageState,
   limit: number,
   query?: Task,
 ): Promise<{ ks: (string | undefined)[]; pages: number }> {

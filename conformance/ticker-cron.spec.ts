@@ -1,18 +1,12 @@
 import type { Engine } from '../lib/engine/engine.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 
 // docs/semantics.md §3.9 (ticker) for `any` templates and cron expressions, with
 // the consequences of §5.1 for concurrent tickers. Instants in comments are UTC.
 
 const everything: Task = { meta: { '*': '*' } };
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('task without an object id');
-  return id;
-}
 
 /** stored returns the stored task with this id (lister sees every task). */
 async function stored(engine: Engine, id: string): Promise<Task | undefined> {

@@ -1,19 +1,13 @@
 import type { Engine } from '../lib/engine/engine.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Labels, Task } from '../lib/task/task.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 
 // docs/semantics.md §3.9 A (tick-1 maintenance) and its order before B (emission):
 // "If tick+1(x) ≥ now (not overdue), and tick-1(x) ≠ S.tickM1, and x has no
 // children: set tick-1 to S.tickM1", evaluated before B on the same template.
 
 const everything: Task = { meta: { '*': '*' } };
-
-function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('task without an object id');
-  return id;
-}
 
 async function ticks(
   engine: Engine,

@@ -1,14 +1,15 @@
-import type { RedisClient } from '../lib/engine/connection.js';
 import {
   AcceptTimeoutError,
   TaskCoreError,
   TaskNotFoundError,
   WaitTimeoutError,
 } from '../lib/errors.js';
+import { watchChannel } from '../lib/engine/keys.js';
 import { scripts } from '../lib/engine/lua/scripts.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { callIn } from './harness/call-in.js';
+import type { TestQueue } from './harness/queue.js';
 import { channelSubscribers, monitorQueue } from './harness/redis.js';
 import { aborted, idOf, next, signal, until, useWorkerQueue, within } from './harness/worker.js';
 
@@ -16,8 +17,8 @@ import { aborted, idOf, next, signal, until, useWorkerQueue, within } from './ha
 // in this process or another, through the task's watch channel (no polling).
 
 /** subscribers tells how many connections listen on a task's watch channel. */
-async function subscribers(redis: RedisClient, prefix: string, id: string): Promise<number> {
-  return channelSubscribers(redis, `${prefix}:watch:${id}`);
+async function subscribers(q: TestQueue, id: string): Promise<number> {
+  return channelSubscribers(q.redis, watchChannel(q.key, id));
 }
 
 describe('engine.wait', () => {
@@ -36,7 +37,7 @@ describe('engine.wait', () => {
     const task = await eon.create({ meta: { k: 'a' } });
     const waiter = callIn([q.name, 'wait', idOf(task), '10000']);
     await until(
-      async () => (await subscribers(q.redis, q.prefix, idOf(task))) === 1,
+      async () => (await subscribers(q, idOf(task))) === 1,
       5_000,
       'the other process listens',
     );
@@ -63,11 +64,7 @@ describe('engine.wait', () => {
     });
     try {
       const waiting = eon.wait(idOf(task));
-      await until(
-        async () => (await subscribers(q.redis, q.prefix, idOf(task))) === 1,
-        3_000,
-        'the wait listens',
-      );
+      await until(async () => (await subscribers(q, idOf(task))) === 1, 3_000, 'the wait listens');
       await new Promise((resolve) => setTimeout(resolve, 200)); // a poll would read again meanwhile
       await eon.delete((await eon.search()) as Task);
       expect(await waiting).toMatchObject({ state: 'completed' });
@@ -75,7 +72,7 @@ describe('engine.wait', () => {
     } finally {
       await monitor.stop();
     }
-    expect(await subscribers(q.redis, q.prefix, idOf(task))).toBe(0);
+    expect(await subscribers(q, idOf(task))).toBe(0);
   });
 
   it('rejects with WaitTimeoutError after its timeout and leaves the task as it is', async () => {
@@ -110,11 +107,7 @@ describe('engine.wait', () => {
     const eon = q.live('eon', { cleanup: 1 });
     const task = await eon.create({ meta: { k: 'a' } });
     const waiting = eon.wait(idOf(task));
-    await until(
-      async () => (await subscribers(q.redis, q.prefix, idOf(task))) === 1,
-      3_000,
-      'the wait listens',
-    );
+    await until(async () => (await subscribers(q, idOf(task))) === 1, 3_000, 'the wait listens');
     await new Promise((resolve) => setTimeout(resolve, 5));
     await eon.expire(); // retention removes it
     await expect(waiting).rejects.toBeInstanceOf(TaskNotFoundError);
@@ -126,11 +119,7 @@ describe('engine.wait', () => {
     const task = await eon.create({ meta: { k: 'a' } });
     const claimedBy: string[] = [];
     const waiting = eon.wait(idOf(task), { onClaim: (worker) => claimedBy.push(worker) });
-    await until(
-      async () => (await subscribers(q.redis, q.prefix, idOf(task))) === 1,
-      3_000,
-      'the wait listens',
-    );
+    await until(async () => (await subscribers(q, idOf(task))) === 1, 3_000, 'the wait listens');
     await eon.delete((await eon.search()) as Task);
     await waiting;
     expect(claimedBy).toEqual(['eon']);
@@ -181,7 +170,7 @@ describe('engine.run', () => {
     await expect(eon.run({ meta: { k: 'a' } }, { acceptTimeout: 50 })).rejects.toBeInstanceOf(
       AcceptTimeoutError,
     );
-    const counters = ['sequence', 'requests', 'layout'].map((name) => `${q.prefix}:${name}`);
+    const counters = [q.key.sequence, q.key.requests, q.key.layout];
     expect((await q.keys()).filter((key) => !counters.includes(key))).toEqual([]);
     expect(await eon.lister({ meta: { '*': '*' } })).toEqual([]);
   });

@@ -41,11 +41,11 @@ describe('worker presence', () => {
       handlers: [kind('a'), kind('b')],
       ttl: 5_000,
     });
-    expect(await q.redis.pttl(`${q.prefix}:worker:eon`)).toBeGreaterThan(0);
+    expect(await q.redis.pttl(q.key.worker('eon'))).toBeGreaterThan(0);
     await worker.stop();
     expect(await engine.workers()).toEqual([]);
-    expect(await q.keys()).not.toContain(`${q.prefix}:worker:eon`);
-    expect(await q.redis.zcard(`${q.prefix}:workers`)).toBe(0);
+    expect(await q.keys()).not.toContain(q.key.worker('eon'));
+    expect(await q.redis.zcard(q.key.workers)).toBe(0);
   });
 
   it('reports the tasks it runs at its next heartbeat; a handler without labels shows as null', async () => {
@@ -105,7 +105,7 @@ describe('worker presence', () => {
       await exited;
     }
     // still listed right after its death: nothing deregistered it
-    const pttl = await q.redis.pttl(`${q.prefix}:worker:doomed`);
+    const pttl = await q.redis.pttl(q.key.worker('doomed'));
     expect(pttl).toBeGreaterThan(0);
     expect(pttl).toBeLessThanOrEqual(ttl);
     await until(
@@ -114,13 +114,13 @@ describe('worker presence', () => {
       'the dead worker dropped out',
     );
     // and workers() cleaned its index entry
-    expect(await q.redis.zscore(`${q.prefix}:workers`, 'doomed')).toBeNull();
+    expect(await q.redis.zscore(q.key.workers, 'doomed')).toBeNull();
   });
 
   it("cleans the index of dead workers lazily, at other workers' heartbeats", async () => {
     const q = queue();
     // an index entry without a presence key: a worker whose key ran out
-    await q.redis.zadd(`${q.prefix}:workers`, 1, 'ghost');
+    await q.redis.zadd(q.key.workers, 1, 'ghost');
     const engine = q.live('eon');
     const worker = q.worker(engine, [{ filter: () => true, ensure: async () => {} }], {
       heartbeatInterval: 1_000,
@@ -128,7 +128,7 @@ describe('worker presence', () => {
     });
     await worker.start();
     await until(
-      async () => (await q.redis.zrange(`${q.prefix}:workers`, 0, -1)).join() === 'eon',
+      async () => (await q.redis.zrange(q.key.workers, 0, -1)).join() === 'eon',
       5_000,
       "eon's first heartbeat dropped the ghost",
     );

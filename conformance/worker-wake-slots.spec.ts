@@ -32,7 +32,7 @@ describe('Worker wake-ups, one slot per task', () => {
     // every slot parked, and its worker has heard the answer of the search that parked it
     await until(
       async () =>
-        (await queue().redis.hlen(`${queue().prefix}:parked-slots`)) === count * slots &&
+        (await queue().redis.hlen(queue().key['parked-slots'])) === count * slots &&
         clients.every((counting) => counting.scripts('search') === slots),
       5_000,
       'every slot parked',

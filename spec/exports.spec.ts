@@ -11,7 +11,9 @@ import type {
   QueueStats,
   TaskPage,
   TaskPageOptions,
+  TaskPageState,
   TaskState,
+  TaskStatusState,
   WorkerPresence,
 } from '../lib/index.js';
 
@@ -60,7 +62,12 @@ describe('the public entry', () => {
 
   it('exports the types of stats(), tasks(), workers() and events() (checked by the compiler)', () => {
     const owner: OwnerCount = { worker: 'w', tasks: 1 };
-    const state: TaskState = 'claimable';
+    const state: TaskPageState = 'claimable';
+    // status() tells a TaskState; TaskStatusState is its deprecated old name
+    const told: TaskState = 'queued';
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the alias must stay usable
+    const toldAsBefore: TaskStatusState = told;
+    expect(toldAsBefore).toBe('queued');
     const options: TaskPageOptions = { state, limit: 1 };
     const page: TaskPage = { tasks: [], cursor: undefined };
     const counts: Pick<QueueStats, 'owners' | 'oldestClaimable'> = {

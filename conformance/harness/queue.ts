@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../../lib/engine/connection.js';
 import { Engine } from '../../lib/engine/engine.js';
+import { queueKeys, type QueueKeys } from '../../lib/engine/keys.js';
 import type { EngineOptions } from '../../lib/engine/options.js';
+import { Label } from '../../lib/task/label.js';
 import type { Task } from '../../lib/task/task.js';
 import { fakeClock, type FakeClock } from '../../spec/helpers/clock.js';
 import { adminClient, engineRedis, scanKeys } from './redis.js';
@@ -17,6 +19,8 @@ export { redisUrl } from './redis.js';
 export interface TestQueue {
   readonly name: string;
   readonly prefix: string;
+  /** The queue's Redis keys, from lib/engine/keys.ts: `q.key.tasks`, `q.key.worker('eon')`. */
+  readonly key: QueueKeys;
   readonly clock: FakeClock;
   /** An unrestricted client of the harness's Redis (a Cluster in cluster mode). */
   readonly redis: RedisClient;
@@ -42,13 +46,15 @@ export function useQueue(start = '2023-10-20T00:00:00Z'): () => TestQueue {
 
   beforeEach(() => {
     const name = `test-${randomUUID()}`;
-    const prefix = `rescue.io:{${name}}`;
+    const key = queueKeys(name);
+    const prefix = key.prefix;
     const clock = fakeClock(start);
     const redis = sharedClient();
     const engines: Engine[] = [];
     current = {
       name,
       prefix,
+      key,
       clock,
       redis,
       engines,
@@ -104,4 +110,11 @@ export async function createMany(
     );
   }
   return created;
+}
+
+/** idOf returns a stored task's object id; a task without one (none claimed, say) fails the test. */
+export function idOf(task: Task | undefined): string {
+  const id = task?.core?.[Label.Object];
+  if (id === undefined) throw new Error('idOf: the task has no object id');
+  return id;
 }

@@ -15,13 +15,6 @@ import { monitorNode } from './monitor.js';
  * Tests reach Redis through this module: `engineRedis()` for what an engine
  * is given, `adminClient()` for a client that inspects or prepares keys.
  */
-export type HarnessMode = 'single' | 'cluster' | 'acl';
-
-export function harnessMode(): HarnessMode {
-  if (clusterNodes() !== undefined) return 'cluster';
-  return nonEmpty(process.env['REDIS_ADMIN_URL']) === undefined ? 'single' : 'acl';
-}
-
 /** clusterNodes lists the cluster's nodes in cluster mode. */
 export function clusterNodes(): { host: string; port: number }[] | undefined {
   const nodes = nonEmpty(process.env['REDIS_CLUSTER_NODES']);

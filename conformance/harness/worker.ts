@@ -9,6 +9,8 @@ import type { WorkerOptions } from '../../lib/worker/options.js';
 import { Worker } from '../../lib/worker/worker.js';
 import { useQueue, type TestQueue } from './queue.js';
 
+export { idOf } from './queue.js';
+
 // Worker runtime tests run on real time (timers, the system clock), so every
 // wait here is bounded and driven by an event or a condition, never a sleep.
 
@@ -23,7 +25,7 @@ export interface WorkerQueue extends TestQueue {
 }
 
 /** WorkerLog records a worker's events in order. */
-export interface WorkerLog {
+interface WorkerLog {
   readonly ensured: Task[];
   readonly failed: { task: Task; error: unknown }[];
   readonly lost: { task: Task; error: unknown }[];
@@ -94,13 +96,6 @@ function record(worker: Worker): WorkerLog {
   worker.on('expire:done', () => log.expireDone++);
   worker.on('ticker:done', () => log.tickerDone++);
   return log;
-}
-
-/** idOf returns a task's object id. */
-export function idOf(task: Task | undefined): string {
-  const id = task?.core?.[Label.Object];
-  if (id === undefined) throw new Error('idOf: the task has no object id');
-  return id;
 }
 
 /** within resolves as the promise does, or rejects naming what did not happen in time. */

@@ -6,7 +6,7 @@ import type { Labels, Task } from '../task/task.js';
 import { messageOf, usageError } from './exit.js';
 
 /** OptionSpec is one flag: how parseArgs reads it and what the help says. */
-export interface OptionSpec {
+interface OptionSpec {
   readonly type: 'string' | 'boolean';
   readonly multiple?: boolean;
   readonly short?: string;
@@ -29,7 +29,7 @@ export const commonOptions = {
 } as const satisfies OptionSpecs;
 
 /** The label maps a query or a task may be given in, one flag each. */
-export const labelMaps = ['core', 'cron', 'gate', 'meta', 'node', 'root', 'sync'] as const;
+const labelMaps = ['core', 'cron', 'gate', 'meta', 'node', 'root', 'sync'] as const;
 type LabelMap = (typeof labelMaps)[number];
 
 /** Label flags (`--meta k=v`, repeatable) for the seven maps of a task or a query. */
@@ -105,7 +105,7 @@ export function parseCommandArgs(argv: readonly string[], specs: OptionSpecs): P
 }
 
 /** splitLabel reads `key=value` (at the first `=`); `--meta kind=mail`. */
-export function splitLabel(text: string, flag: string): [string, string] {
+function splitLabel(text: string, flag: string): [string, string] {
   const at = text.indexOf('=');
   if (at <= 0) throw usageError(`--${flag} takes key=value; got ${JSON.stringify(text)}`);
   return [text.slice(0, at), text.slice(at + 1)];
@@ -132,7 +132,7 @@ export function labelsFrom(values: Values, jsonFlag: string): Task | undefined {
 }
 
 /** parseTaskJson reads a task (or a query) given as JSON on the command line. */
-export function parseTaskJson(text: string, flag: string): Task {
+function parseTaskJson(text: string, flag: string): Task {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -2,9 +2,10 @@
 // pages of a state's tasks that match the query and act on each, or only list
 // them with --dry-run. A destructive one needs --yes.
 import type { Engine } from '../engine/engine.js';
-import { pageMostLimit, type TaskState } from '../engine/page.js';
+import { pageMostLimit } from '../engine/page.js';
 import { TaskNotFoundError } from '../errors.js';
 import { idOf } from '../task/facts.js';
+import type { TaskPageState } from '../task/state.js';
 import type { Task } from '../task/task.js';
 import type { OptionSpecs, Values } from './args.js';
 import type { CommandRun } from './command.js';
@@ -15,7 +16,7 @@ import { taskId } from './lookup.js';
 import { stateFlag } from './states.js';
 
 /** BulkOutcome is what a bulk action did (or, with --dry-run, would do). */
-export interface BulkOutcome {
+interface BulkOutcome {
   readonly action: string;
   readonly dryRun: boolean;
   /** ids acted on (dry run: that would be) */
@@ -76,7 +77,7 @@ async function runBulk(
   engine: Engine,
   options: {
     action: string;
-    state: TaskState;
+    state: TaskPageState;
     query: Task;
     dryRun: boolean;
     /** a reason to leave a matched task alone (dry run too), or undefined */
@@ -122,7 +123,7 @@ async function runBulk(
 }
 
 /** bulkSummary writes what a bulk action did for people. */
-export function bulkSummary(outcome: BulkOutcome, verb: string): string {
+function bulkSummary(outcome: BulkOutcome, verb: string): string {
   const count = (n: number) => `${n} task${n === 1 ? '' : 's'}`;
   const lines = [
     outcome.dryRun
@@ -142,7 +143,7 @@ export function idReport(action: string, dryRun: boolean, id: string, asJson: bo
 /** BulkQuery is a bulk command's action on the tasks of --state (else `state`) its query matches. */
 interface BulkQuery {
   readonly action: string;
-  readonly state: TaskState;
+  readonly state: TaskPageState;
   /** a reason to leave a matched task alone (dry run too), or undefined */
   readonly skip?: (task: Task) => string | undefined;
 }

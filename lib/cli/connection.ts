@@ -11,13 +11,13 @@ import type { Values } from './args.js';
 import { messageOf, unreachable, usageError } from './exit.js';
 
 /** How long connecting (up to Redis's first answer) may take before `rescue` gives up (exit 3), in ms. */
-export const connectTimeoutMs = 3_000;
+const connectTimeoutMs = 3_000;
 /**
  * How long one command may wait for its reply (exit 3 after): a Redis that
  * accepts the connection but stops answering must not hang the CLI. Every
  * script the engine runs does a bounded step, far below this.
  */
-export const commandTimeoutMs = 30_000;
+const commandTimeoutMs = 30_000;
 
 /** Target is the Redis URL (or a cluster's nodes) and the queue a command works on. */
 export interface Target {
@@ -64,7 +64,7 @@ export function resolveTarget(values: Values, env: NodeJS.ProcessEnv): Target {
 }
 
 /** cliWorkerId names the CLI's engine: `rescue-cli-<host>-<pid>`. */
-export function cliWorkerId(): string {
+function cliWorkerId(): string {
   return `rescue-cli-${hostname()}-${process.pid}`;
 }
 

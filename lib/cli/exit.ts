@@ -57,7 +57,7 @@ const connectionCodes = new Set([
 ]);
 
 /** isConnectionError tells whether an error says Redis went away (rather than refused a command). */
-export function isConnectionError(error: unknown): boolean {
+function isConnectionError(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code, name, message } = error as { code?: unknown; name?: unknown; message?: unknown };
   return (

@@ -1,7 +1,7 @@
 // Finding one task by its id for `tasks show` and `tasks reset`: one HGET
 // (lister cannot select by core, and a scan would read the whole queue).
 import type { Engine } from '../engine/engine.js';
-import { contextOf } from '../engine/handle.js';
+import { contextOf } from '../engine/context-registry.js';
 import { readTaskById } from '../engine/read.js';
 import { isObjectId } from '../task/object-id.js';
 import type { Task } from '../task/task.js';

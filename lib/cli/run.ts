@@ -43,7 +43,7 @@ function isGroup(word: string): boolean {
 }
 
 /** help is `rescue --help`: every command of the dispatch table. */
-export function help(group?: string): string {
+function help(group?: string): string {
   const names = Object.keys(commands).filter(
     (name) => group === undefined || name.startsWith(`${group} `),
   );

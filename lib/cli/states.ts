@@ -1,15 +1,13 @@
-// The task states the CLI lists, as engine.tasks() names them.
-import { taskStates, type TaskState } from '../engine/page.js';
+// The task lists the CLI offers, as engine.tasks() names them.
+import { isTaskPageState, taskPageStateNames, type TaskPageState } from '../task/state.js';
 import { usageError } from './exit.js';
 
-export { taskStates };
-
-/** stateFlag reads --state (one of engine.tasks()'s states), or the fallback. */
-export function stateFlag(text: string | undefined, fallback: TaskState): TaskState {
+/** stateFlag reads --state (one of engine.tasks()'s lists), or the fallback. */
+export function stateFlag(text: string | undefined, fallback: TaskPageState): TaskPageState {
   if (text === undefined) return fallback;
-  if (!(taskStates as readonly string[]).includes(text))
+  if (!isTaskPageState(text))
     throw usageError(
-      `--state must be one of ${taskStates.join(', ')}; got ${JSON.stringify(text)}`,
+      `--state must be one of ${taskPageStateNames.join(', ')}; got ${JSON.stringify(text)}`,
     );
-  return text as TaskState;
+  return text;
 }

@@ -12,7 +12,7 @@ const assetTypes = {
   'dashboard.css': 'text/css; charset=utf-8',
 } as const;
 
-export type AssetName = keyof typeof assetTypes;
+type AssetName = keyof typeof assetTypes;
 
 const read = new Map<AssetName, Asset>();
 

@@ -9,7 +9,7 @@ import { createDashboard } from './dashboard.js';
 import type { DashboardOptions } from './options.js';
 import { isLoopback, listenDefaults } from './server.js';
 
-export const dashboardUsage = `Usage: rescue dashboard [options]
+const dashboardUsage = `Usage: rescue dashboard [options]
 
 Serves a web dashboard of one queue (read-only unless --write).
 

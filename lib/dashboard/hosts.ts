@@ -14,10 +14,10 @@ export type AllowedHosts =
   'any' | { readonly names: ReadonlySet<string>; readonly loopback: boolean };
 
 /** The default of a dashboard without token or basic auth: loopback names only. */
-export const loopbackOnly: AllowedHosts = { names: new Set(), loopback: true };
+const loopbackOnly: AllowedHosts = { names: new Set(), loopback: true };
 
 /** isLoopbackName tells whether a host name (no port) can only be this machine. */
-export function isLoopbackName(name: string): boolean {
+function isLoopbackName(name: string): boolean {
   const bare = name.replace(/^\[|\]$/g, '').toLowerCase();
   if (bare === 'localhost' || bare.endsWith('.localhost') || bare === '::1') return true;
   return isIP(bare) === 4 && bare.startsWith('127.');

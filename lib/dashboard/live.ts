@@ -55,7 +55,7 @@ const samplesMost = 2_000;
 const eventsPerRead = 1_000;
 const readsPerSample = 5;
 /** The most events of one sample sent to browsers one by one (the newest). */
-export const eventsSentMost = 200;
+const eventsSentMost = 200;
 
 /** LiveFeed samples the queue and tells subscribers about changes. */
 export class LiveFeed {

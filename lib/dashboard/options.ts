@@ -2,6 +2,7 @@
 // option into a TypeError or RangeError naming it, before anything starts.
 import { systemClock, type Clock } from '../clock.js';
 import { RescueError } from '../errors.js';
+import { requireBoolean, requireFunction, requireInteger, timerBounds } from '../options.js';
 import { describe } from '../task/describe.js';
 import type { BasicAuth } from './auth.js';
 import { readAllowedHosts, type AllowedHosts } from './hosts.js';
@@ -107,7 +108,7 @@ export const dashboardDefaults = {
 export const tokenLeast = 16;
 
 /** logError writes a failure to stderr without label values. */
-export function logError(error: unknown): void {
+function logError(error: unknown): void {
   if (error instanceof RescueError)
     console.error(`rescue dashboard: ${error.name} (${error.code})`);
   else if (error instanceof Error)
@@ -120,11 +121,7 @@ export function resolveDashboardOptions(options: unknown): ResolvedDashboardOpti
   if (typeof options !== 'object')
     throw new TypeError(`createDashboard: options must be an object; got ${describe(options)}`);
   const given = options as DashboardOptions;
-  const write = given.write ?? dashboardDefaults.write;
-  if (typeof write !== 'boolean')
-    throw new TypeError(
-      `createDashboard: option "write" must be a boolean; got ${describe(write)}`,
-    );
+  const write = requireBoolean(option('write'), given.write ?? dashboardDefaults.write);
   const { token, basicAuth } = given;
   if (token !== undefined) {
     if (typeof token !== 'string')
@@ -153,11 +150,7 @@ export function resolveDashboardOptions(options: unknown): ResolvedDashboardOpti
     throw new TypeError(
       `createDashboard: option "basePath" must be '' or like '/rescue' (no trailing slash); got ${describe(basePath)}`,
     );
-  const clock = given.clock ?? systemClock;
-  if (typeof clock !== 'function')
-    throw new TypeError(
-      `createDashboard: option "clock" must be a function; got ${describe(clock)}`,
-    );
+  const clock = requireFunction(option('clock'), given.clock ?? systemClock);
   const { metrics } = given;
   const source = metrics as Partial<MetricsSource> | null | undefined; // as given, unchecked
   if (
@@ -170,11 +163,7 @@ export function resolveDashboardOptions(options: unknown): ResolvedDashboardOpti
     throw new TypeError(
       'createDashboard: option "metrics" must be a registry with metrics() and contentType',
     );
-  const onError = given.onError ?? logError;
-  if (typeof onError !== 'function')
-    throw new TypeError(
-      `createDashboard: option "onError" must be a function; got ${describe(onError)}`,
-    );
+  const onError = requireFunction(option('onError'), given.onError ?? logError);
   const allowedHosts = readAllowedHosts(
     given.allowedHosts,
     token !== undefined || basicAuth !== undefined,
@@ -205,18 +194,11 @@ export function resolveDashboardOptions(options: unknown): ResolvedDashboardOpti
   };
 }
 
-/** The longest interval a Node.js timer waits. */
-const timerMost = 2_147_483_647;
+/** option names a createDashboard option in messages. */
+function option(name: string): string {
+  return `createDashboard: option "${name}"`;
+}
 
 function milliseconds(name: string, value: unknown, fallback: number, least: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value))
-    throw new TypeError(
-      `createDashboard: option "${name}" must be an integer of ms; got ${describe(value)}`,
-    );
-  if (value < least || value > timerMost)
-    throw new RangeError(
-      `createDashboard: option "${name}" must be from ${least} to ${timerMost} ms; got ${value}`,
-    );
-  return value;
+  return value === undefined ? fallback : requireInteger(option(name), value, timerBounds(least));
 }

@@ -14,7 +14,7 @@ import type { Labels, Task } from '../task/task.js';
 
 /** The seven label maps of a task, in the order pages show them. */
 export const mapNames = ['core', 'cron', 'gate', 'meta', 'node', 'root', 'sync'] as const;
-export type MapName = (typeof mapNames)[number];
+type MapName = (typeof mapNames)[number];
 
 /** QueryTextError says where a query text could not be read. */
 export class QueryTextError extends Error {
@@ -22,7 +22,7 @@ export class QueryTextError extends Error {
 }
 
 /** The longest query text read, in characters (the engine limits the query itself). */
-export const queryTextMost = 10_000;
+const queryTextMost = 10_000;
 
 /** parseQuery reads a query text; undefined for a blank one (every task). */
 export function parseQuery(text: string): Task | undefined {

@@ -1,5 +1,6 @@
 import { defaultLeaseMarginMs } from './options.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
+import { isClusterClient } from './connection.js';
 import type { QueueKeys } from './keys.js';
 import { layoutVersion } from './keys.js';
 import { readLayout } from './layout.js';
@@ -392,10 +393,6 @@ function commandName(probe: readonly string[]): string {
  */
 export function doctorProbes(keys: QueueKeys): [string, ...string[]][] {
   return aclProbes(keys, scripts.search.sha, scripts.search.library.name);
-}
-
-function isClusterClient(client: object): boolean {
-  return (client as { isCluster?: unknown }).isCluster === true;
 }
 
 /** refusedAsUndefined: a command the server refuses (an error reply: NOPERM, unknown command) gives undefined. */

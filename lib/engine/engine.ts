@@ -9,7 +9,7 @@ import { deleteTask } from './delete.js';
 import { runDoctor, type DoctorReport } from './doctor.js';
 import { expireTasks } from './expire.js';
 import { extendTask } from './extend.js';
-import { bindContext } from './handle.js';
+import { bindContext } from './context-registry.js';
 import { observe } from './observe.js';
 import { resolveEngineOptions, type EngineOptions } from './options.js';
 import { listPage, type TaskPage, type TaskPageOptions } from './page.js';

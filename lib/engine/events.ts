@@ -58,13 +58,13 @@ export interface QueueEventsOptions {
 }
 
 /** How many events the stream keeps, about (XADD MAXLEN ~, in include/index.lua). */
-export const eventsKept = 10_000;
+const eventsKept = 10_000;
 /**
  * How long the queue records events after the last `events()` call (ms): the
  * scripts add to the stream only while it exists (XADD NOMKSTREAM), so a
  * queue nobody watches pays nothing for it.
  */
-export const eventsWatchMs = 600_000;
+const eventsWatchMs = 600_000;
 const eventsMostLimit = 1_000;
 
 /**

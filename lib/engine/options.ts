@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
-import { systemClock, type Clock } from '../clock.js';
+import { longestTimerMs, systemClock, type Clock } from '../clock.js';
+import { requireFinite, requireFunction, requireInteger, type Bounds } from '../options.js';
 import { describe, reason } from '../task/describe.js';
-import { isExactKey } from '../matcher/pattern.js';
+import { isExactKey } from '../task/pattern.js';
 import { limits } from '../task/limits.js';
 
 /** EngineOptions configures an Engine; every option has a default. */
@@ -175,9 +176,9 @@ const maxDurabilityTimeoutMs = 60_000;
  * number from 0 to 1,000, `metaIndexes` an array of exact label keys,
  * `durability` `'primary'` or `'replica'`, `durabilityTimeout` a positive
  * integer up to 60,000, `connectTimeout` a positive integer up to the
- * longest expiry. Otherwise
- * it throws a TypeError
- * naming the option. It reads REDIS_URL when it runs, never at import.
+ * longest expiry. Otherwise it throws a TypeError naming the option, or a
+ * RangeError when a number of the right kind is beyond its bound
+ * (lib/options.ts). It reads REDIS_URL when it runs, never at import.
  */
 export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEngineOptions {
   const given = readOptions(options);
@@ -203,39 +204,21 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
     );
   }
   requireName('worker', worker, limits.valueBytes);
-  requireDuration('expiry', expiry);
-  requireDuration('cleanup', cleanup);
-  requireCount('connectTimeout', connectTimeout, 1, maxDurationMs.expiry);
-  requireCount('outcomeRetention', outcomeRetention, 0, maxDurationMs.cleanup);
-  requireCount('outcomeLimit', outcomeLimit, 1, maxOutcomeLimit);
-  if (typeof clock !== 'function')
-    throw new TypeError('Engine option "clock" must be a function returning a Date');
-  if (
-    typeof clockSkew !== 'number' ||
-    !Number.isSafeInteger(clockSkew) ||
-    clockSkew < 0 ||
-    clockSkew > maxDurationMs.expiry
-  ) {
-    throw new TypeError(
-      `Engine option "clockSkew" must be a non-negative integer number of ms, at most ${maxDurationMs.expiry.toLocaleString('en-US')}; got ${describe(clockSkew)}`,
-    );
-  }
-  if (
-    typeof stepTime !== 'number' ||
-    !Number.isFinite(stepTime) ||
-    stepTime < 0 ||
-    stepTime > maxStepTimeMs
-  ) {
-    throw new TypeError(
-      `Engine option "stepTime" must be a number of ms from 0 to ${maxStepTimeMs.toLocaleString('en-US')}; got ${describe(stepTime)}`,
-    );
-  }
+  const ms = (least: number, most: number): Bounds => ({ least, most, unit: ' ms' });
+  requireInteger(option('expiry'), expiry, ms(1, maxDurationMs.expiry));
+  requireInteger(option('cleanup'), cleanup, ms(1, maxDurationMs.cleanup));
+  requireInteger(option('connectTimeout'), connectTimeout, ms(1, maxDurationMs.expiry));
+  requireInteger(option('outcomeRetention'), outcomeRetention, ms(0, maxDurationMs.cleanup));
+  requireInteger(option('outcomeLimit'), outcomeLimit, { least: 1, most: maxOutcomeLimit });
+  requireFunction(option('clock'), clock);
+  requireInteger(option('clockSkew'), clockSkew, ms(0, maxDurationMs.expiry));
+  requireFinite(option('stepTime'), stepTime, ms(0, maxStepTimeMs));
   if (!durabilities.includes(durability)) {
     throw new TypeError(
       `Engine option "durability" must be 'primary' or 'replica'; got ${describe(durability)}`,
     );
   }
-  requireCount('durabilityTimeout', durabilityTimeout, 1, maxDurabilityTimeoutMs);
+  requireInteger(option('durabilityTimeout'), durabilityTimeout, ms(1, maxDurabilityTimeoutMs));
   const envUrl = process.env['REDIS_URL'];
   const redis =
     given.redis ?? (envUrl !== undefined && envUrl !== '' ? envUrl : engineDefaults.redisUrl);
@@ -308,19 +291,15 @@ function requireName(name: string, value: unknown, maxBytes: number): asserts va
 
 /**
  * The longest lease and retention, in ms. A lease is timed by the worker
- * runtime with Node.js timers, which wait at most 2^31 − 1 ms (about 24.8
- * days; a longer one fires at once). A retention of up to 100 years keeps
- * every instant the engine writes within what `formatTime` writes.
+ * runtime with Node.js timers (longestTimerMs). A retention of up to 100
+ * years keeps every instant the engine writes within what `formatTime`
+ * writes.
  */
-export const maxDurationMs = { expiry: 2_147_483_647, cleanup: 3_155_760_000_000 } as const;
+export const maxDurationMs = { expiry: longestTimerMs, cleanup: 3_155_760_000_000 } as const;
 
-function requireDuration(name: 'expiry' | 'cleanup', value: unknown): void {
-  const max = maxDurationMs[name];
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0 || value > max) {
-    throw new TypeError(
-      `Engine option "${name}" must be a positive integer number of ms, at most ${max.toLocaleString('en-US')}; got ${describe(value)}`,
-    );
-  }
+/** option names an engine option in messages. */
+function option(name: string): string {
+  return `Engine option "${name}"`;
 }
 
 /** The default lease margin: a tenth of the expiry, at most a second (engine ms). */
@@ -338,16 +317,8 @@ export function defaultLeaseMarginMs(expiryMs: number): number {
 /** The most outcome records a queue may be asked to keep. */
 const maxOutcomeLimit = 10_000_000;
 
-function requireCount(name: string, value: unknown, min: 0 | 1, max: number): void {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new TypeError(
-      `Engine option "${name}" must be an integer from ${min} to ${max.toLocaleString('en-US')}; got ${describe(value)}`,
-    );
-  }
-}
-
 /** The most meta keys one engine may ask the queue to list (each costs every write that has it). */
-export const maxMetaIndexes = 64;
+const maxMetaIndexes = 64;
 
 /**
  * readMetaIndexes checks the metaIndexes option: an array of at most

@@ -2,8 +2,7 @@ import { RescueError, TaskResultError } from '../errors.js';
 import { reason } from '../task/describe.js';
 import { formatTime } from '../task/time.js';
 
-/** OutcomeState is how a task finished. */
-export type OutcomeState = 'completed' | 'failed' | 'cancelled' | 'timeout' | 'removed';
+import { outcomeStates, type OutcomeState } from '../task/state.js';
 
 /**
  * Outcome is what became of a task: kept for the engine's `outcomeRetention`
@@ -96,7 +95,7 @@ export function outcomeFields(fields: AttemptFields): string {
 }
 
 /** errorFields is what an outcome keeps of an error: its message (cut) and its code, if any. */
-export function errorFields(error: unknown): { message: string; code?: string } {
+function errorFields(error: unknown): { message: string; code?: string } {
   const message = cut(error instanceof Error ? error.message : reason(error));
   const code =
     error instanceof RescueError
@@ -114,7 +113,7 @@ export function cut(line: string): string {
     : `${line.slice(0, outcomeLimits.lineChars - 1)}…`;
 }
 
-const states = new Set<string>(['completed', 'failed', 'cancelled', 'timeout', 'removed']);
+const states = new Set<string>(outcomeStates);
 
 /**
  * readOutcome reads a stored outcome (times in ms) into an Outcome (times as

@@ -1,50 +1,16 @@
 import { describe } from '../task/describe.js';
 import { encodeTask, tryDecodeStored } from '../task/codec.js';
 import type { Task } from '../task/task.js';
+import { isTaskPageState, taskPageStateNames, type TaskPageState } from '../task/state.js';
 import { validateQuery } from '../task/validate.js';
 import { assertOpen, type EngineContext } from './context.js';
 import { listMetaIndexes } from './meta-index.js';
 import { run } from './run.js';
 
-/**
- * The states `engine.tasks()` lists, each read from its own index
- * (docs/redis-layout.md); `all` reads the records themselves.
- */
-export const taskStates = [
-  'all',
-  'claimable',
-  'owned',
-  'waiting',
-  'halted',
-  'cron',
-  'gate',
-  'broadcast',
-  'held',
-] as const;
-
-/**
- * TaskState selects what `engine.tasks()` lists:
- *
- *     claimable   unowned tasks a search can claim now (the ready pools), oldest first
- *     owned       tasks a worker owns, by lease end
- *     waiting     `@exact` / deferred tasks not promoted yet, by due time
- *     halted      tasks the circuit breaker holds, oldest first
- *     cron        cron templates, by next tick
- *     gate        gate templates, oldest first
- *     broadcast   broadcast tasks, in store order
- *     held        tasks created `after` a task that has not completed yet, in no particular order
- *     all         every record, in no particular order (held tasks are not among them)
- *
- * A query that asks an exact value of a meta key the queue lists (the
- * metaIndexes option) reads, in any state, the tasks listed under it when
- * they are fewer than the state's, oldest first.
- */
-export type TaskState = (typeof taskStates)[number];
-
 /** TaskPageOptions selects a page of `engine.tasks()`; every field is optional. */
 export interface TaskPageOptions {
   /** @defaultValue 'all' */
-  state?: TaskState;
+  state?: TaskPageState;
   /** A query the tasks must match (as for `exists`); none: every task of the state. */
   query?: Task;
   /**
@@ -114,7 +80,7 @@ export async function listPage(context: EngineContext, options: unknown): Promis
 
 /** readPageOptions checks the options: TypeError or RangeError naming the option, the query as exists does. */
 function readPageOptions(options: unknown): {
-  state: TaskState;
+  state: TaskPageState;
   query: Task | undefined;
   limit: number;
   position: string;
@@ -123,9 +89,9 @@ function readPageOptions(options: unknown): {
   if (typeof options !== 'object')
     throw new TypeError(`tasks: options must be an object; got ${describe(options)}`);
   const { state = 'all', query, limit = pageDefaultLimit, cursor } = options as TaskPageOptions;
-  if (!(taskStates as readonly unknown[]).includes(state))
+  if (!isTaskPageState(state))
     throw new TypeError(
-      `tasks: option "state" must be one of ${taskStates.join(', ')}; got ${describe(state)}`,
+      `tasks: option "state" must be one of ${taskPageStateNames.join(', ')}; got ${describe(state)}`,
     );
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)
     throw new TypeError(`tasks: option "limit" must be a positive integer; got ${describe(limit)}`);
@@ -152,7 +118,7 @@ function readPageOptions(options: unknown): {
 }
 
 /** The form of the position each state's cursor carries (page.lua). */
-const positionForms: Record<TaskState, RegExp> = {
+const positionForms: Record<TaskPageState, RegExp> = {
   all: /^\d+:\d+$/,
   held: /^\d+:\d+$/,
   claimable: /^[123][\s\S]+$/,

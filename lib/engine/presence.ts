@@ -30,7 +30,7 @@ export interface WorkerPresence {
 }
 
 /** The most workers `engine.workers()` lists (the most recent heartbeats first). */
-export const workersMost = 1_000;
+const workersMost = 1_000;
 /** How many index entries a heartbeat checks for workers whose presence ran out. */
 const sweepPerBeat = 10;
 

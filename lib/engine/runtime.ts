@@ -8,7 +8,7 @@ import { prepareCreate } from './create.js';
 import { completeBroadcastLocally, countDelete, deleteTask, prepareDelete } from './delete.js';
 import { claimEntryArgs, claimHeaderArgs, sharedParking } from './complete-claim.js';
 import { filterList, type FilterList } from './filters.js';
-import { contextOf } from './handle.js';
+import { contextOf } from './context-registry.js';
 import { completedTask, countTasks, observe } from './observe.js';
 import { run, runRequest } from './run.js';
 import {

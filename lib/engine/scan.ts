@@ -16,7 +16,7 @@ import { run } from './run.js';
  * adversarial depth, lister page). A query that asks an exact value of a key
  * the queue lists (metaIndexes) reads only the tasks listed under it.
  */
-export const scanBudget = 500;
+const scanBudget = 500;
 
 /** existsTask tells whether some task matches the query (docs/semantics.md §3.4). */
 export async function existsTask(context: EngineContext, argument: unknown): Promise<boolean> {

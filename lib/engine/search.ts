@@ -110,7 +110,7 @@ export const more = Symbol('more');
  * tasks), where a step resumes ('' for the first), and the runtime slot that
  * searches.
  */
-export function searchArgs(
+function searchArgs(
   context: EngineContext,
   filters: FilterList,
   nowMs: number,

@@ -4,13 +4,13 @@ import { listWorkers, type WorkerPresence } from './presence.js';
 import { run } from './run.js';
 
 /** How many owners stats() names at most (about: a small `owners` hash is read whole). */
-export const statsOwnerSample = 100;
+const statsOwnerSample = 100;
 /** How many target workers of unicast tasks stats() looks at for the oldest claimable task. */
 export const statsTargetSample = 64;
 /** How many claimable tasks stats() checks against the live workers' handlers at most. */
-export const statsUnmatchedSample = 256;
+const statsUnmatchedSample = 256;
 /** How many ids of unmatched tasks stats() names at most. */
-export const statsUnmatchedIds = 10;
+const statsUnmatchedIds = 10;
 
 /** OwnerCount is a worker and how many tasks it owns. */
 export interface OwnerCount {

@@ -6,18 +6,9 @@ import { isObjectId } from '../task/object-id.js';
 import type { Task } from '../task/task.js';
 import { formatTime, tryParseTime } from '../task/time.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
-import { readOutcome, type Outcome, type OutcomeState } from './outcome.js';
+import type { TaskState } from '../task/state.js';
+import { readOutcome, type Outcome } from './outcome.js';
 import { run } from './run.js';
-
-/**
- * TaskState is where a task stands: in the queue (`queued`: claimable;
- * `owned`: a worker has it; `waiting`: an exact or deferred task not yet due;
- * `halted`: held by the circuit breaker; `template`: a cron or gate template;
- * `held`: created `after` a task that has not completed yet), or finished
- * (an outcome's state).
- */
-export type TaskState =
-  'queued' | 'owned' | 'waiting' | 'halted' | 'template' | 'held' | OutcomeState;
 
 /**
  * TaskStatus is what `engine.status(id)` tells: the state, the stored task
@@ -122,7 +113,7 @@ function stateOf(task: Task, due: string, nowMs: number): TaskState {
 }
 
 /** halted: the circuit breaker holds the task (docs/semantics.md §1.4). */
-export function halted(task: Task): boolean {
+function halted(task: Task): boolean {
   const cancel = task.core?.[Label.Cancel];
   if (cancel === undefined || !/^[0-9]+$/.test(cancel) || Number(cancel) < 1) return false;
   const cycles = task.core?.[Label.Cycles];

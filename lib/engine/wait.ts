@@ -1,4 +1,5 @@
 import { AcceptTimeoutError, TaskNotFoundError, WaitTimeoutError } from '../errors.js';
+import { requireFunction, requireInteger, timerBounds } from '../options.js';
 import { describe } from '../task/describe.js';
 import { Label } from '../task/label.js';
 import { creationTime } from '../task/object-id.js';
@@ -34,30 +35,13 @@ export interface RunOptions extends WaitOptions {
   acceptTimeout?: number;
 }
 
-/** The longest a timer waits (ms). */
-const maxTimerMs = 2 ** 31 - 1;
-
 function readTimeout(operation: string, name: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-    throw new TypeError(
-      `${operation}: option "${name}" must be a non-negative integer of ms; got ${describe(value)}`,
-    );
-  }
-  if (value > maxTimerMs) {
-    throw new RangeError(
-      `${operation}: option "${name}" must be at most ${maxTimerMs}; got ${value}`,
-    );
-  }
-  return value;
+  return requireInteger(`${operation}: option "${name}"`, value, timerBounds(0));
 }
 
 function readCallback<T>(operation: string, name: string, value: T | undefined): T | undefined {
-  if (value !== undefined && typeof value !== 'function') {
-    throw new TypeError(
-      `${operation}: option "${name}" must be a function; got ${describe(value)}`,
-    );
-  }
+  if (value !== undefined) requireFunction(`${operation}: option "${name}"`, value);
   return value;
 }
 

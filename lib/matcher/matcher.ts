@@ -1,5 +1,5 @@
 import { mapNames, type Labels, type Task } from '../task/task.js';
-import { compileKeyPattern, isExactKey, valueMatches } from './pattern.js';
+import { compileKeyPattern, isExactKey, valueMatches } from '../task/pattern.js';
 
 /**
  * has tells whether every pair of `query` matches some label of `labels`

@@ -4,7 +4,7 @@ import { AggregatedHistogram, Tally } from './aggregate.js';
 import type { ResolvedMetricsOptions } from './options.js';
 
 /** The task sources of rescue_tasks_created_total. */
-export const taskSources: readonly TaskSource[] = ['api', 'cron', 'gate', 'requeue'];
+const taskSources: readonly TaskSource[] = ['api', 'cron', 'gate', 'requeue'];
 
 /**
  * ActivityMetrics are the counters and histograms of what engines and their

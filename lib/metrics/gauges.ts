@@ -1,9 +1,17 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { EngineContext } from '../engine/context.js';
 import { queueStats, type QueueStats } from '../engine/stats.js';
+import type { TaskPageState } from '../task/state.js';
 
-/** The states of the rescue_queue_tasks gauge, and the stats() field each is read from. */
-export const queueStates = {
+/**
+ * The `state` labels of the rescue_queue_tasks gauge, and the stats() field
+ * each is read from: the names of engine.tasks()'s lists (docs/states.md),
+ * the templates' as `<list>_template`, and `due`, the part of waiting whose
+ * time has come.
+ */
+type GaugeState =
+  Exclude<TaskPageState, 'all' | 'held' | 'cron' | 'gate'> | 'due' | `${'cron' | 'gate'}_template`;
+const gaugeStates = {
   claimable: 'claimable',
   owned: 'owned',
   waiting: 'waiting',
@@ -12,7 +20,7 @@ export const queueStates = {
   cron_template: 'cronTemplates',
   gate_template: 'gateTemplates',
   broadcast: 'broadcast',
-} as const satisfies Record<string, keyof QueueStats>;
+} as const satisfies Record<GaugeState, keyof QueueStats>;
 
 /**
  * QueueGauges are the gauges of the registered engines' queues, read when the
@@ -110,7 +118,7 @@ export class QueueGauges {
     }
     for (const { queue, stats } of read) {
       if (stats === undefined) continue;
-      for (const [state, field] of Object.entries(queueStates)) {
+      for (const [state, field] of Object.entries(gaugeStates)) {
         this.tasks.set({ queue, state }, stats[field]);
       }
       this.records.set({ queue }, stats.tasks);

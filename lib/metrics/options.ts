@@ -1,3 +1,4 @@
+import { requireBoolean } from '../options.js';
 import { describe, quoteShort } from '../task/describe.js';
 import { mapNames, type Labels, type MapName, type Task } from '../task/task.js';
 
@@ -43,13 +44,13 @@ export interface MetricsOptions {
 }
 
 /** The most values one task label may list. */
-export const taskLabelValuesMost = 64;
+const taskLabelValuesMost = 64;
 
 /** The values of a task label reported in place of unlisted values and of a missing label. */
-export const unlisted = { other: 'other', none: 'none' } as const;
+const unlisted = { other: 'other', none: 'none' } as const;
 
 /** The label names the metrics use themselves: a task label may not take them. */
-export const ownLabelNames = ['queue', 'operation', 'code', 'source', 'outcome', 'state'] as const;
+const ownLabelNames = ['queue', 'operation', 'code', 'source', 'outcome', 'state'] as const;
 
 /** metricsDefaults: histogram buckets in seconds; handler and wait reach an hour. */
 export const metricsDefaults = {
@@ -85,12 +86,7 @@ export function resolveMetricsOptions(given: MetricsOptions | undefined): Resolv
     throw new TypeError(`registerMetrics: options must be an object; got ${describe(options)}`);
   }
   const read = (options ?? {}) as { activity?: unknown; taskLabels?: unknown; buckets?: unknown };
-  if (read.activity !== undefined && typeof read.activity !== 'boolean') {
-    throw new TypeError(
-      `registerMetrics: activity must be a boolean; got ${describe(read.activity)}`,
-    );
-  }
-  const activity = read.activity ?? true;
+  const activity = requireBoolean('registerMetrics: activity', read.activity ?? true);
   const buckets = (read.buckets ?? {}) as Record<string, unknown>;
   const taskLabels = readTaskLabels(read.taskLabels);
   const resolved = {

@@ -31,7 +31,7 @@ export interface MetricsServer {
 }
 
 /** serveMetricsDefaults: the defaults of ServeMetricsOptions (9464 is the usual Prometheus exporter port). */
-export const serveMetricsDefaults = { port: 9464, host: '127.0.0.1', path: '/metrics' } as const;
+const serveMetricsDefaults = { port: 9464, host: '127.0.0.1', path: '/metrics' } as const;
 
 /**
  * serveMetrics serves a registry over node:http for Prometheus to scrape:

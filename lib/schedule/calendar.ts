@@ -61,7 +61,7 @@ export function civilFromDays(days: number): CivilDate {
 }
 
 /** isLeapYear follows the Gregorian rule. */
-export function isLeapYear(year: number): boolean {
+function isLeapYear(year: number): boolean {
   return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 }
 

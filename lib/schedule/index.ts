@@ -8,18 +8,4 @@
 export { deferDuration } from './defer.js';
 export { parseSchedule } from './parse.js';
 export { schedule, type Ticks } from './tick.js';
-export type {
-  CronFields,
-  CronSchedule,
-  DaySchedule,
-  HourSchedule,
-  IntervalSchedule,
-  MinuteSchedule,
-  MonthSchedule,
-  Schedule,
-  SecondSchedule,
-  TimeOfDay,
-  Unit,
-  Weekday,
-  WeekSchedule,
-} from './types.js';
+export type { IntervalSchedule, Schedule } from './types.js';

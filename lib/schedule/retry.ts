@@ -14,6 +14,7 @@
  *     // { backoff: 'exponential', delay: 1000, maxDelay: 3600000, jitter: true, attempts: 5 }
  */
 
+import { longestTimerMs } from '../clock.js';
 import { TaskCronError } from '../errors.js';
 import { deferDuration } from './defer.js';
 import { MAX_QUANTITY, got, quote, tokenize, type Fail } from './grammar.js';
@@ -30,9 +31,6 @@ export interface RetryLabel {
   /** How many attempts at most; undefined: no limit but the task's own circuit breaker. */
   readonly attempts?: number;
 }
-
-/** MAX_RETRY_DELAY_MS is the longest delay a policy may give: what a timer waits at most. */
-export const MAX_RETRY_DELAY_MS = 2 ** 31 - 1;
 
 const shape =
   'a retry policy is "fixed DURATION" or "exponential DURATION [.. DURATION]", then optionally "with jitter" and "x N"';
@@ -54,8 +52,8 @@ export function parseRetryLabel(value: string): RetryLabel {
     while (index < tokens.length && !keywords.has(tokens[index] ?? '')) index += 1;
     if (index === start) fail(`expected a duration after ${quote(after)}, ${got(tokens[index])}`);
     const ms = durationOf(tokens.slice(start, index).join(' '), fail);
-    if (ms > MAX_RETRY_DELAY_MS) {
-      fail(`a delay must be at most ${MAX_RETRY_DELAY_MS} ms (about 24 days), got ${ms} ms`);
+    if (ms > longestTimerMs) {
+      fail(`a delay must be at most ${longestTimerMs} ms (about 24 days), got ${ms} ms`);
     }
     return ms;
   };

@@ -22,9 +22,9 @@ export interface Ticks {
 }
 
 /** FIRST_TICK_MS is the earliest instant a tick may be: 1970-01-01T00:00:00Z. */
-export const FIRST_TICK_MS = 0;
+const FIRST_TICK_MS = 0;
 /** LAST_TICK_MS is the latest instant a tick may be: 9999-12-31T23:59:59.999Z, the last with a four-digit year. */
-export const LAST_TICK_MS = 253_402_300_799_999;
+const LAST_TICK_MS = 253_402_300_799_999;
 
 // A local date-time this far outside the tick range resolves outside it in
 // every zone (offsets stay within a day), so the search stops there.
@@ -58,7 +58,7 @@ export function schedule(expression: string, now: Date): Ticks {
 }
 
 /** gridOf is the local grid of a parsed expression. */
-export function gridOf(parsed: Schedule): LocalGrid {
+function gridOf(parsed: Schedule): LocalGrid {
   return parsed.kind === 'cron' ? cronGrid(parsed) : intervalGrid(parsed);
 }
 
@@ -70,7 +70,7 @@ export function gridOf(parsed: Schedule): LocalGrid {
  * resolves after now (tick+1), keeping the last one that resolved before
  * (tick-1); if there was none, walk backward from now's local date-time.
  */
-export function findTicks(
+function findTicks(
   parsed: Schedule,
   nowMs: number,
   expression: string,

@@ -29,31 +29,31 @@ interface IntervalBase {
 }
 
 /** SecondSchedule is `second` or `N seconds`; it takes no clause. */
-export interface SecondSchedule extends IntervalBase {
+interface SecondSchedule extends IntervalBase {
   readonly unit: 'second';
 }
 
 /** MinuteSchedule is `minute` or `N minutes`; it takes no clause. */
-export interface MinuteSchedule extends IntervalBase {
+interface MinuteSchedule extends IntervalBase {
   readonly unit: 'minute';
 }
 
 /** HourSchedule is `hour` or `N hours`, optionally `at **:MM`. */
-export interface HourSchedule extends IntervalBase {
+interface HourSchedule extends IntervalBase {
   readonly unit: 'hour';
   /** Minute past the hour of every point, from `at **:MM`; 0 without it. */
   readonly minute: number;
 }
 
 /** DaySchedule is `day` or `N days`, optionally `at HH:MM`. */
-export interface DaySchedule extends IntervalBase {
+interface DaySchedule extends IntervalBase {
   readonly unit: 'day';
   /** Local time of every point; 00:00 without `at`. */
   readonly at: TimeOfDay;
 }
 
 /** WeekSchedule is `week` or `N weeks`, optionally `on WEEKDAY [at HH:MM]`. */
-export interface WeekSchedule extends IntervalBase {
+interface WeekSchedule extends IntervalBase {
   readonly unit: 'week';
   /** Day of every point; Monday without `on`. */
   readonly weekday: Weekday;

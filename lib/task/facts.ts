@@ -3,25 +3,22 @@
 // from and its gate keys. The CLI (`rescue tasks`) and the dashboard read it.
 import { Gate, Label, Method } from './label.js';
 import { creationTime } from './object-id.js';
+import type { TaskPageState } from './state.js';
 import type { Task } from './task.js';
 import { tryParseTime } from './time.js';
 
 /**
- * TaskKind is what a task is, judged by its labels (the engine's indexes
- * decide; labels read a moment ago may be behind them):
- *
- *     cron       a cron template (@every)
- *     gate       a gate template (a gate map, even `{}`, with no value `trigger`)
- *     broadcast  method `all`: every worker runs it
- *     owned      a worker owns it (a lease runs)
- *     halted     the circuit breaker holds it (cycles reached cancel)
- *     waiting    @exact or deferred, not due yet
- *     claimable  a search may claim it now
+ * TaskKind is the list of `engine.tasks()` a task's labels put it on (the
+ * engine's indexes decide; labels read a moment ago may be behind them).
+ * Judged in this order: cron, gate (a gate map, even `{}`, with no value
+ * `trigger`), broadcast (method `all`), owned, halted (cycles reached
+ * cancel), waiting (@exact or deferred, not due yet), claimable. `all` and
+ * `held` are no kind: every record is on `all`, and a held task is no record.
  */
-export type TaskKind = 'cron' | 'gate' | 'broadcast' | 'owned' | 'halted' | 'waiting' | 'claimable';
+export type TaskKind = Exclude<TaskPageState, 'all' | 'held'>;
 
 /** GateKey is one label of a task's gate map: its key and its value (trigger / waiting / deleted). */
-export interface GateKey {
+interface GateKey {
   readonly key: string;
   readonly value: string;
 }

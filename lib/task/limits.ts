@@ -1,5 +1,5 @@
 import { TaskLimitError } from '../errors.js';
-import { isExactKey } from '../matcher/pattern.js';
+import { isExactKey } from './pattern.js';
 import { quoteShort } from './describe.js';
 import { mapNames, type MapName, type Task } from './task.js';
 

@@ -1,8 +1,9 @@
+import { longestTimerMs } from '../clock.js';
 import { engineContext } from '../engine/runtime.js';
 import { describe, reason } from '../task/describe.js';
 import type { Task } from '../task/task.js';
 import { validateFilter } from '../task/validate.js';
-import { isTimeout, maxHandlerTimeoutMs, type EnsureContext, type Handler } from './handler.js';
+import { isTimeout, type EnsureContext, type Handler } from './handler.js';
 import { readRetryPolicy, type ResolvedRetryPolicy } from './retry.js';
 
 // The Worker constructor's checks of its engine and handlers: a worker that
@@ -70,7 +71,7 @@ function readHandler(entry: unknown, index: number): Handler {
   } else if (timeout !== undefined) {
     if (!isTimeout(timeout)) {
       throw new TypeError(
-        `Worker: handler ${index} timeout must be a positive integer of ms up to ${maxHandlerTimeoutMs} or a function; got ${describe(timeout)}`,
+        `Worker: handler ${index} timeout must be a positive integer of ms up to ${longestTimerMs} or a function; got ${describe(timeout)}`,
       );
     }
     handler.timeout = timeout;

@@ -1,6 +1,6 @@
 import type { EngineContext } from '../engine/context.js';
 import type { Engine } from '../engine/engine.js';
-import { contextOf } from '../engine/handle.js';
+import { contextOf } from '../engine/context-registry.js';
 import { describe } from '../task/describe.js';
 
 // Workers keep their engine private; metrics and tracing, given a Worker, reach

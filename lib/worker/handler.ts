@@ -1,3 +1,4 @@
+import { longestTimerMs } from '../clock.js';
 import type { Task } from '../task/task.js';
 import type { RetryPolicy } from './retry.js';
 
@@ -109,9 +110,6 @@ export function searchFilters(handlers: readonly Handler[]): (Task | undefined)[
   return filters;
 }
 
-/** The longest a handler timeout may be (ms): what a timer waits at most. */
-export const maxHandlerTimeoutMs = 2 ** 31 - 1;
-
 /**
  * handlerTimeout is a handler's timeout for a task, in ms, or undefined
  * (none, or a function that answered something that is not a timeout).
@@ -131,9 +129,6 @@ export function handlerTimeout(handler: Handler, task: Task): number | undefined
 /** isTimeout: a positive integer of ms a timer can wait. */
 export function isTimeout(value: unknown): value is number {
   return (
-    typeof value === 'number' &&
-    Number.isInteger(value) &&
-    value > 0 &&
-    value <= maxHandlerTimeoutMs
+    typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= longestTimerMs
   );
 }

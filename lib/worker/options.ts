@@ -1,4 +1,11 @@
 import { defaultLeaseMarginMs } from '../engine/options.js';
+import {
+  requireBoolean,
+  requireInteger,
+  requirePositive,
+  timerBounds,
+  type Bounds,
+} from '../options.js';
 import { describe, reason } from '../task/describe.js';
 import { readRetryPolicy, type ResolvedRetryPolicy, type RetryPolicy } from './retry.js';
 
@@ -123,13 +130,10 @@ export interface ResolvedWorkerOptions {
 }
 
 /** The most tasks one worker ensures at once: a slot is a loop with its own claims and timers. */
-export const maxConcurrency = 1_000;
+const maxConcurrency = 1_000;
 
 /** The most tasks one claim call of a worker takes (`batch`): a call blocks Redis while it runs. */
 export const maxBatch = 100;
-
-/** The longest a Node.js timer waits (ms): a longer one fires at once. */
-const maxTimerMs = 2 ** 31 - 1;
 
 /**
  * resolveWorkerOptions applies the defaults and checks the options; `null` or
@@ -139,8 +143,8 @@ const maxTimerMs = 2 ** 31 - 1;
  */
 export function resolveWorkerOptions(options?: WorkerOptions | null): ResolvedWorkerOptions {
   const resolved = { ...workerDefaults, ...readOptions(options) };
-  integerOption('concurrency', resolved.concurrency, 1, maxConcurrency);
-  integerOption('batch', resolved.batch, 1, maxBatch);
+  integerOption('concurrency', resolved.concurrency, { least: 1, most: maxConcurrency });
+  integerOption('batch', resolved.batch, { least: 1, most: maxBatch });
   for (const name of [
     'expireInterval',
     'tickerInterval',
@@ -148,7 +152,7 @@ export function resolveWorkerOptions(options?: WorkerOptions | null): ResolvedWo
     'heartbeatInterval',
     'presenceTtl',
   ] as const) {
-    integerOption(name, resolved[name], 1, maxTimerMs);
+    integerOption(name, resolved[name], timerBounds(1, ''));
   }
   if (resolved.presenceTtl <= resolved.heartbeatInterval) {
     throw new RangeError(
@@ -156,24 +160,12 @@ export function resolveWorkerOptions(options?: WorkerOptions | null): ResolvedWo
     );
   }
   if (resolved.stopTimeout !== undefined)
-    integerOption('stopTimeout', resolved.stopTimeout, 0, maxTimerMs);
+    integerOption('stopTimeout', resolved.stopTimeout, timerBounds(0, ''));
   if (resolved.leaseMargin !== undefined)
-    integerOption('leaseMargin', resolved.leaseMargin, 0, maxTimerMs);
-  if (
-    typeof resolved.timeScale !== 'number' ||
-    !Number.isFinite(resolved.timeScale) ||
-    resolved.timeScale <= 0
-  ) {
-    throw new TypeError(
-      `Worker option "timeScale" must be a positive number; got ${describe(resolved.timeScale)}`,
-    );
-  }
+    integerOption('leaseMargin', resolved.leaseMargin, timerBounds(0, ''));
+  requirePositive('Worker option "timeScale"', resolved.timeScale);
   for (const name of ['autoExtend', 'background'] as const) {
-    if (typeof resolved[name] !== 'boolean') {
-      throw new TypeError(
-        `Worker option "${name}" must be a boolean; got ${describe(resolved[name])}`,
-      );
-    }
+    requireBoolean(`Worker option "${name}"`, resolved[name]);
   }
   return Object.freeze({
     ...resolved,
@@ -214,15 +206,6 @@ export function leaseMarginMs(options: ResolvedWorkerOptions, expiryMs: number):
   return marginMs;
 }
 
-function integerOption(name: string, value: unknown, min: 0 | 1, max: number): void {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-    throw new TypeError(
-      `Worker option "${name}" must be a ${min === 0 ? 'non-negative' : 'positive'} integer; got ${describe(value)}`,
-    );
-  }
-  if (value > max) {
-    throw new RangeError(
-      `Worker option "${name}" must be at most ${max.toLocaleString('en-US')}; got ${value.toLocaleString('en-US')}`,
-    );
-  }
+function integerOption(name: string, value: unknown, bounds: Bounds): void {
+  requireInteger(`Worker option "${name}"`, value, bounds);
 }

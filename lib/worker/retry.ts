@@ -1,6 +1,7 @@
+import { longestTimerMs } from '../clock.js';
 import { UnrecoverableError } from '../errors.js';
 import type { RetryPlan } from '../engine/runtime.js';
-import { MAX_RETRY_DELAY_MS, parseRetryLabel } from '../schedule/retry.js';
+import { parseRetryLabel } from '../schedule/retry.js';
 import { describe } from '../task/describe.js';
 import { Label } from '../task/label.js';
 import type { Task } from '../task/task.js';
@@ -42,7 +43,7 @@ export interface ResolvedRetryPolicy {
 }
 
 /** retryDefaults are the values of the fields a policy leaves out. */
-export const retryDefaults = { backoff: 'exponential', delay: 1_000, maxDelay: 3_600_000 } as const;
+const retryDefaults = { backoff: 'exponential', delay: 1_000, maxDelay: 3_600_000 } as const;
 
 /** The most attempts a policy may name (as many as a quantity of the interval language). */
 const maxAttempts = 1_000_000;
@@ -111,10 +112,10 @@ function readDelay(value: unknown, what: string): number {
     typeof value !== 'number' ||
     !Number.isInteger(value) ||
     value < 0 ||
-    value > MAX_RETRY_DELAY_MS
+    value > longestTimerMs
   ) {
     throw new TypeError(
-      `${what} must be an integer of ms from 0 to ${MAX_RETRY_DELAY_MS}; got ${describe(value)}`,
+      `${what} must be an integer of ms from 0 to ${longestTimerMs}; got ${describe(value)}`,
     );
   }
   return value;

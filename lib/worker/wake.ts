@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import { longestTimerMs, type Clock } from '../clock.js';
 import {
   isClusterClient,
   quitOrDisconnect,
@@ -125,7 +125,7 @@ export class WakeUp {
         this.dueAtMs = undefined;
         this.wakeOne();
       },
-      Math.min(delay + 1, 2 ** 31 - 1),
+      Math.min(delay + 1, longestTimerMs),
     );
     this.dueTimer.unref();
   }

@@ -1,5 +1,5 @@
 import { all, any, has, matches } from '../../lib/matcher/matcher.js';
-import { compileKeyPattern, isExactKey } from '../../lib/matcher/pattern.js';
+import { compileKeyPattern, isExactKey } from '../../lib/task/pattern.js';
 import { Label } from '../../lib/task/label.js';
 import type { Labels } from '../../lib/task/task.js';
 import { hasCases } from '../fixtures/matcher-cases.js';

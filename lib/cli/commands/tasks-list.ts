@@ -1,19 +1,20 @@
 import { systemClock } from '../../clock.js';
 import { pageDefaultLimit, pageMostLimit } from '../../engine/page.js';
 import { taskFacts } from '../../task/facts.js';
+import { taskPageStateNames } from '../../task/state.js';
 import type { Task } from '../../task/task.js';
 import { integerFlag, labelOptions, labelsFrom, type Values } from '../args.js';
 import { defineEngineCommand } from '../command.js';
 import { usageError } from '../exit.js';
 import { json, labelList, table } from '../format.js';
-import { stateFlag, taskStates } from '../states.js';
+import { stateFlag } from '../states.js';
 
 /** The options that select tasks: a state and a label query (tasks list, bulk delete and reset). */
 export const selectOptions = {
   state: {
     type: 'string',
     value: '<state>',
-    help: `only tasks in this state: ${taskStates.join(', ')}`,
+    help: `only tasks in this state: ${taskPageStateNames.join(', ')}`,
   },
   ...labelOptions('query'),
   query: {

@@ -5,7 +5,7 @@ import { csrfField, readOnlyNote } from '../views/actions.js';
 import { notice, type Page, type PageContext } from '../views/layout.js';
 
 /** The example the form starts with. */
-export const createExample = `{
+const createExample = `{
   "meta": { "x.api.io/action": "example" }
 }`;
 

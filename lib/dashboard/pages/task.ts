@@ -4,7 +4,7 @@
 import { idOf, taskFacts, type TaskFacts } from '../../task/facts.js';
 import { Gate, Label } from '../../task/label.js';
 import { isObjectId } from '../../task/object-id.js';
-import { contextOf } from '../../engine/handle.js';
+import { contextOf } from '../../engine/context-registry.js';
 import { readChildren, readTaskById } from '../../engine/read.js';
 import type { Task } from '../../task/task.js';
 import { html, type Html } from '../html.js';

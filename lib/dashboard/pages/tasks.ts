@@ -1,6 +1,7 @@
 // The tasks page: one state's tasks that match a label query, a page at a
 // time (engine.tasks()); the filter form stays put while the list refreshes.
-import { taskStates, type TaskPage, type TaskState } from '../../engine/page.js';
+import type { TaskPage } from '../../engine/page.js';
+import { isTaskPageState, taskPageStateNames, type TaskPageState } from '../../task/state.js';
 import { RescueError } from '../../errors.js';
 import { html } from '../html.js';
 import { parseQuery, QueryTextError } from '../query.js';
@@ -9,7 +10,7 @@ import { taskTable } from '../views/task-row.js';
 import type { PageDeps } from './deps.js';
 
 /** How many tasks a page of the list shows. */
-export const tasksPerPage = 50;
+const tasksPerPage = 50;
 
 export interface TasksRequest {
   readonly state: string | undefined;
@@ -25,15 +26,13 @@ const doneMessages: Record<string, string> = {
 
 export async function tasksPage(deps: PageDeps, request: TasksRequest): Promise<Page> {
   const { engine, context } = deps;
-  const state: TaskState = (taskStates as readonly string[]).includes(request.state ?? '')
-    ? (request.state as TaskState)
-    : 'all';
+  const state: TaskPageState = isTaskPageState(request.state) ? request.state : 'all';
   const queryText = request.query ?? '';
   const controls = html`<form class="filter" method="get" action="${context.base}/tasks">
     <label
       >state
       <select name="state">
-        ${taskStates.map(
+        ${taskPageStateNames.map(
           (name) =>
             html`<option value="${name}" ${name === state ? html`selected` : ''}>${name}</option>`,
         )}

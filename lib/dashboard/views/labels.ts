@@ -9,7 +9,7 @@ import { mapNames } from '../query.js';
 const chipValueMost = 60;
 
 /** labelTable writes one map as a table of its keys and values. */
-export function labelTable(name: string, labels: Labels | undefined): Html {
+function labelTable(name: string, labels: Labels | undefined): Html {
   const entries = Object.entries(labels ?? {});
   return html`<section class="map" data-map="${name}">
     <h3>${name}</h3>

@@ -19,7 +19,7 @@ export interface PageContext {
 }
 
 /** PageName is a page of the navigation. */
-export type PageName = 'overview' | 'tasks' | 'templates' | 'workers' | 'events' | 'create';
+type PageName = 'overview' | 'tasks' | 'templates' | 'workers' | 'events' | 'create';
 
 /** Page is what a page renders: the shell fills in the rest. */
 export interface Page {

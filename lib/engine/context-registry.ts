@@ -1,3 +1,4 @@
+// The registry of engines' contexts: an engine built by this package -> its context.
 import type { EngineContext } from './context.js';
 
 // Engines keep their context private; the worker runtime, which ships with the
