@@ -55,6 +55,22 @@ describe('the queue layout version', () => {
     });
   });
 
+  it('tells how to move a queue of an older layout and says nothing of it for a newer one', async () => {
+    const eon = queue().engine('eon');
+    await eon.create({ meta: { k: 'v' } });
+    await queue().redis.set(queue().key.layout, String(Number(layoutVersion) - 1));
+    await expect(queue().engine('etw').search()).rejects.toThrow(
+      /engine\.repair\(\) \(rescue repair\)/,
+    );
+    await queue().redis.set(queue().key.layout, String(Number(layoutVersion) + 1));
+    const error = await queue()
+      .engine('eth')
+      .search()
+      .catch((reason: unknown) => reason);
+    expect(error).toBeInstanceOf(QueueLayoutError);
+    expect((error as Error).message).not.toContain('repair');
+  });
+
   it('refuses Worker.start() on a queue of another layout, and the worker starts once it is fixed', async () => {
     await queue().redis.set(queue().key.layout, '0-other');
     const engine = queue().engine('eon');

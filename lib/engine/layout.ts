@@ -17,7 +17,10 @@ export function checkLayout(context: EngineContext): Promise<void> | undefined {
     (stored) => {
       if (stored !== null && stored !== layoutVersion) {
         throw new QueueLayoutError(
-          `queue "${context.options.queue}" has key layout "${stored}" (${context.keys.layout}); this engine reads layout "${layoutVersion}" only`,
+          `queue "${context.options.queue}" has key layout "${stored}" (${context.keys.layout}); this engine reads layout "${layoutVersion}" only` +
+            (Number(stored) < Number(layoutVersion)
+              ? ': with the older engines stopped, engine.repair() (rescue repair) moves it (docs/upgrading.md)'
+              : ''),
         );
       }
       context.layoutChecked = true;
