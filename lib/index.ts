@@ -24,6 +24,16 @@ export type { QueueStats, OwnerCount } from './engine/stats.js';
 export type { WorkerPresence } from './engine/presence.js';
 export type { QueueEvent, QueueEventKind, QueueEventsOptions } from './engine/events.js';
 export type { TaskPage, TaskPageOptions, TaskState } from './engine/page.js';
+export { defineTask } from './typed/define-task.js';
+export type {
+  TaskDefinition,
+  TypedTask,
+  TypedOutcome,
+  TypedEnsure,
+  TypedEnsureContext,
+  TypedHandlerOptions,
+} from './typed/define-task.js';
+export type { StandardSchemaV1 } from './typed/standard-schema.js';
 export { Worker } from './worker/worker.js';
 export type { Handler, EnsureContext } from './worker/handler.js';
 export type { WorkerOptions } from './worker/options.js';
@@ -45,6 +55,7 @@ export {
   LabelReservedError,
   LabelValueError,
   TaskLimitError,
+  TaskPayloadError,
   TaskNotFoundError,
   TaskOutdatedError,
   QueueLayoutError,
