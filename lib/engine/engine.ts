@@ -2,7 +2,8 @@ import type { Task, TaskInput } from '../task/task.js';
 import { cancelTask } from './cancel.js';
 import { closeConnection } from './connection.js';
 import { createEngineContext, type EngineContext } from './context.js';
-import { createTask, type CreateOptions } from './create.js';
+import { createAny, type CreateOptions } from './create.js';
+import type { UniqueCreate, UniqueOptions } from './unique.js';
 import { resetCycles } from './cycles.js';
 import { deleteTask } from './delete.js';
 import { runDoctor, type DoctorReport } from './doctor.js';
@@ -46,9 +47,16 @@ export class Engine {
    * gets the same additions. With `after`, the task is held until the task of
    * that id completes (then it joins the queue, in the same step), and
    * dropped if that task leaves the queue otherwise (cancelled with it).
+   * With `unique`, no two tasks hold the same key: it answers what it did
+   * (created, skipped, replaced) and the task that holds the key.
    */
-  create(task: TaskInput, options?: CreateOptions): Promise<Task> {
-    return observe(this.context, 'create', () => createTask(this.context, task, options));
+  create(
+    task: TaskInput,
+    options: CreateOptions & { unique: UniqueOptions },
+  ): Promise<UniqueCreate>;
+  create(task: TaskInput, options?: CreateOptions): Promise<Task>;
+  create(task: TaskInput, options?: CreateOptions): Promise<Task | UniqueCreate> {
+    return observe(this.context, 'create', () => createAny(this.context, task, options));
   }
 
   /** search returns a task now owned by this worker (or a broadcast task), or undefined when there is no work. */

@@ -1,6 +1,7 @@
 import type { CreateOptions } from '../engine/create.js';
 import type { Engine } from '../engine/engine.js';
 import type { Outcome } from '../engine/outcome.js';
+import type { UniqueCreate, UniqueOptions } from '../engine/unique.js';
 import type { RunOptions, WaitOptions } from '../engine/wait.js';
 import { TaskPayloadError, UnrecoverableError } from '../errors.js';
 import { has } from '../matcher/matcher.js';
@@ -52,6 +53,11 @@ export interface TypedTask<Payload, Result> {
   /** The meta labels of the kind (a copy). */
   readonly meta: Labels;
   /** create stores a task of this kind carrying the payload (validated by the schema first). */
+  create(
+    engine: Engine,
+    payload: Payload,
+    options: CreateOptions & { unique: UniqueOptions },
+  ): Promise<UniqueCreate>;
   create(engine: Engine, payload: Payload, options?: CreateOptions): Promise<Task>;
   /** run creates a task of this kind and waits for its outcome (engine.run). */
   run(engine: Engine, payload: Payload, options?: RunOptions): Promise<TypedOutcome<Result>>;
@@ -101,9 +107,9 @@ export function defineTask<Payload = unknown, Result = unknown>(
       return copyLabels(meta);
     },
     parse,
-    async create(engine, payload, options) {
-      return engine.create(await taskOf(payload), options);
-    },
+    // one body for both overloads: engine.create answers what the options ask for
+    create: (async (engine: Engine, payload: Payload, options?: CreateOptions) =>
+      engine.create(await taskOf(payload), options)) as TypedTask<Payload, Result>['create'],
     async run(engine, payload, options) {
       return (await engine.run(await taskOf(payload), options)) as TypedOutcome<Result>;
     },

@@ -27,6 +27,8 @@ const kept = [
   'held',
   'followers',
   'held-sweep',
+  'unique',
+  'unique-expiry',
 ];
 
 describe('repair-start.lua', () => {

@@ -59,3 +59,9 @@ export async function schemaTyped(): Promise<void> {
   // @ts-expect-error the schema's output type is the payload type
   await square.create(engine, { n: '2' });
 }
+
+export async function uniqueTyped(): Promise<string> {
+  const answer = await sendMail.create(engine, { to: 'ann' }, { unique: { key: 'ann' } });
+  const plain: Task = await sendMail.create(engine, { to: 'ann' });
+  return `${answer.action} ${plain.core?.['task.rescue.io/object'] ?? ''}`;
+}

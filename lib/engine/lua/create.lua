@@ -12,8 +12,11 @@
   ARGV[7]  request     the idempotent request (include/request.lua)
   ARGV[8]  after       the id of the task whose completion releases this one, or ''
                        (a task that completed, its outcome kept: released at once)
+  ARGV[9]  unique      `<mode>\0<ttl ms>` for a task whose core names a unique key
+                       (mode skip or replace; include/unique.lua), or ''
 
-  Returns  the new object id (the same id again for the same request)
+  Returns  the new object id (the same id again for the same request); with
+           unique: 'created <id>', 'skipped <id>' or 'replaced <id>'
   Errors   TASK_LIMIT when the task is a leaf with a root of patterns and the
            queue has as many such roots as it checks, or `after` names a task
            that holds as many tasks as it may; TASK_NOT_FOUND when `after`
@@ -29,6 +32,7 @@
 --- @include "owners"
 --- @include "index"
 --- @include "outcome"
+--- @include "unique"
 
 local now = tonumber(ARGV[1])
 local kept = replayed(ARGV[7])
@@ -69,6 +73,14 @@ if after ~= '' and #followers_of(after) >= FOLLOWERS_MOST then
     .. ' tasks created after it already')
 end
 
+local unique_mode, unique_ttl = string.match(ARGV[9] or '', '^(%a+)%z(%d+)$')
+local taken = unique_mode ~= nil and unique_create(unique_mode, unique_ttl, task, ctx) or nil
+if taken ~= nil then
+  finish(ctx)
+  remember(ARGV[7], now, taken)
+  return taken
+end
+
 redis.call('SET', K['layout'], ARGV[6], 'NX')
 local id = new_id(now)
 task.core = task.core or {}
@@ -84,5 +96,6 @@ store_task(id, task)
 reindex(id, nil, task, ctx)
 if ARGV[5] ~= '' then redis.call('ZADD', K['ticker-check'], ARGV[5], id) end
 finish(ctx)
-remember(ARGV[7], now, id)
-return id
+local answer = unique_mode ~= nil and unique_hold(task, id, unique_ttl) or id
+remember(ARGV[7], now, answer)
+return answer
