@@ -83,6 +83,7 @@ describe('rescue on a queue', () => {
     expect(json).toEqual({
       cron: [
         {
+          name: null, // created, not scheduled by name
           id: idOf(cron),
           every: '1 hour',
           lastTick: stored?.cron?.[Label.TickM1],

@@ -16,6 +16,7 @@ export type { Durability, EngineOptions } from './engine/options.js';
 export type { RetryPolicy } from './worker/retry.js';
 export type { CreateOptions } from './engine/create.js';
 export type { UniqueOptions, UniqueCreate } from './engine/unique.js';
+export type { ScheduleResult } from './engine/named-schedule.js';
 export type { WaitOptions, RunOptions } from './engine/wait.js';
 export type { Outcome, OutcomeState } from './engine/outcome.js';
 export type { TaskStatus, TaskState as TaskStatusState } from './engine/status.js';

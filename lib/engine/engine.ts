@@ -12,6 +12,7 @@ import { extendTask } from './extend.js';
 import { bindContext } from './handle.js';
 import { observe } from './observe.js';
 import { resolveEngineOptions, type EngineOptions } from './options.js';
+import { scheduleTemplate, unscheduleTemplate, type ScheduleResult } from './named-schedule.js';
 import { listPage, type TaskPage, type TaskPageOptions } from './page.js';
 import { repairQueue, type RepairReport } from './repair.js';
 import { existsTask, listTasks } from './scan.js';
@@ -57,6 +58,21 @@ export class Engine {
   create(task: TaskInput, options?: CreateOptions): Promise<Task>;
   create(task: TaskInput, options?: CreateOptions): Promise<Task | UniqueCreate> {
     return observe(this.context, 'create', () => createAny(this.context, task, options));
+  }
+
+  /**
+   * schedule creates or updates the cron template of a name (one per name in
+   * the queue): a change of labels, payload or node keeps its ticks, a new
+   * `@every` (interval or zone) starts from the new ticks. Deploys that run
+   * it again leave one template; engines that run it at once too.
+   */
+  schedule(name: string, template: TaskInput): Promise<ScheduleResult> {
+    return scheduleTemplate(this.context, name, template);
+  }
+
+  /** unschedule removes the cron template of a name; resolves true when there was one. */
+  unschedule(name: string): Promise<boolean> {
+    return unscheduleTemplate(this.context, name);
   }
 
   /** search returns a task now owned by this worker (or a broadcast task), or undefined when there is no work. */

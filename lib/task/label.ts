@@ -47,6 +47,11 @@ export const Label = {
    * unique `ttl` after it ended. Written by `create`; kept across cycles.
    */
   Unique: 'task.rescue.io/unique',
+  /**
+   * core: the name of a cron template made by `engine.schedule(name, template)`;
+   * the queue has at most one template of each name. Written by `schedule`.
+   */
+  Schedule: 'task.rescue.io/schedule',
   /** node: delivery method, one of Method. */
   Method: 'addr.rescue.io/method',
   /** sync: requeue pointer; a value other than '', blanks or '0' pages again. */

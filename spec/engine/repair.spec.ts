@@ -29,6 +29,7 @@ const kept = [
   'held-sweep',
   'unique',
   'unique-expiry',
+  'schedules',
 ];
 
 describe('repair-start.lua', () => {
