@@ -96,7 +96,7 @@ describe('rescue on a queue', () => {
     });
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(
-      new RegExp(`^${idOf(cron)}  1 hour  ${stored?.cron?.[Label.TickP1]} \\(in \\d`, 'm'),
+      new RegExp(`^-     ${idOf(cron)}  1 hour  ${stored?.cron?.[Label.TickP1]} \\(in \\d`, 'm'),
     );
     expect(human.stdout).toMatch(new RegExp(`^${idOf(gate)}  g0 +g1 +step=merge$`, 'm'));
   });
