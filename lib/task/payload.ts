@@ -1,7 +1,7 @@
 import { RescueError, TaskPayloadError } from '../errors.js';
 import { describe, quoteShort, reason } from './describe.js';
 import { checkPayloadBytes, limits } from './limits.js';
-import { isPlainObject } from './snapshot.js';
+import { isPlainObject } from './plain-object.js';
 
 // A payload is one JSON value stored with a task (docs/semantics.md §1.11).
 // It is read once into a fresh copy, as the maps are (lib/task/snapshot.ts):
