@@ -31,25 +31,16 @@ export async function scheduleTemplate(
   nameArgument: unknown,
   template: unknown,
 ): Promise<ScheduleResult> {
-  assertOpen(context, 'schedule');
-  const name = readName('schedule', nameArgument);
-  const now = readClock(context.clock);
-  const { stored, plan, args } = prepareCreate(template, now);
-  if (plan.ticks === undefined) {
-    throw new TaskCronError(
-      `schedule: the template of ${JSON.stringify(name)} must be a cron template (cron ${JSON.stringify(Label.Every)})`,
-    );
-  }
-  stored.core = { ...stored.core, [Label.Schedule]: name };
-  const answer = (await runRequest(context, 'schedule', (request) => [
-    now.getTime(),
-    name,
-    encodeTask(stored),
-    args[2],
-    args[3],
-    layoutVersion,
-    request,
-  ])) as string;
+  const answer = await runSchedule(context, 'schedule', nameArgument, (name, now) => {
+    const { stored, plan, args } = prepareCreate(template, now);
+    if (plan.ticks === undefined) {
+      throw new TaskCronError(
+        `schedule: the template of ${JSON.stringify(name)} must be a cron template (cron ${JSON.stringify(Label.Every)})`,
+      );
+    }
+    stored.core = { ...stored.core, [Label.Schedule]: name };
+    return [encodeTask(stored), args[2], args[3]];
+  });
   const [action = '', id = ''] = answer.split(' ');
   if (action !== 'created' && action !== 'updated' && action !== 'unchanged') {
     throw new Error(`schedule: the script answered ${JSON.stringify(answer)}`);
@@ -62,19 +53,32 @@ export async function unscheduleTemplate(
   context: EngineContext,
   nameArgument: unknown,
 ): Promise<boolean> {
-  assertOpen(context, 'unschedule');
-  const name = readName('unschedule', nameArgument);
+  return (await runSchedule(context, 'unschedule', nameArgument, () => ['', '', ''])) !== 'none';
+}
+
+/**
+ * runSchedule runs the schedule script for a name: `template` answers its
+ * task, tick+1 and check arguments ('' for each: remove the name's template).
+ */
+async function runSchedule(
+  context: EngineContext,
+  operation: 'schedule' | 'unschedule',
+  nameArgument: unknown,
+  template: (name: string, now: Date) => [string, number | '', number | ''],
+): Promise<string> {
+  assertOpen(context, operation);
+  const name = readName(operation, nameArgument);
   const now = readClock(context.clock);
-  const answer = (await runRequest(context, 'schedule', (request) => [
+  const [task, tickP1Ms, checkMs] = template(name, now);
+  return (await runRequest(context, 'schedule', (request) => [
     now.getTime(),
     name,
-    '',
-    '',
-    '',
+    task,
+    tickP1Ms,
+    checkMs,
     layoutVersion,
     request,
   ])) as string;
-  return answer !== 'none';
 }
 
 function readName(operation: string, name: unknown): string {
