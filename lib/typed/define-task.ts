@@ -1,3 +1,4 @@
+import { systemClock } from '../clock.js';
 import type { CreateOptions } from '../engine/create.js';
 import type { Engine } from '../engine/engine.js';
 import type { Outcome } from '../engine/outcome.js';
@@ -154,7 +155,7 @@ function typedContext(context: EnsureContext, task: Task): TypedEnsureContext {
 function readMeta(definition: unknown): Labels {
   const meta = (definition as TaskDefinition<unknown> | undefined)?.meta;
   // the labels are a task's: create's rules, its typed errors
-  const { task } = validateCreate({ meta }, new Date());
+  const { task } = validateCreate({ meta }, systemClock()); // meta alone: the time is not read
   return task.meta ?? {};
 }
 
