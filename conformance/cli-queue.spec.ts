@@ -81,6 +81,7 @@ describe('rescue on a queue', () => {
     expect(json).toEqual({
       cron: [
         {
+          name: null, // created, not scheduled by name
           id: idOf(cron),
           every: '1 hour',
           lastTick: stored?.cron?.[Label.TickM1],
@@ -93,7 +94,7 @@ describe('rescue on a queue', () => {
     });
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(
-      new RegExp(`^${idOf(cron)}  1 hour  ${stored?.cron?.[Label.TickP1]} \\(in \\d`, 'm'),
+      new RegExp(`^-     ${idOf(cron)}  1 hour  ${stored?.cron?.[Label.TickP1]} \\(in \\d`, 'm'),
     );
     expect(human.stdout).toMatch(new RegExp(`^${idOf(gate)}  g0 +g1 +step=merge$`, 'm'));
   });

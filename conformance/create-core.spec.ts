@@ -141,14 +141,14 @@ describe('create', () => {
     expect(argument.node).toEqual(expected.node);
   });
 
-  it('rejects properties other than the seven maps and writes nothing; queries ignore them', async () => {
+  it('rejects properties other than the seven maps and the payload, writing nothing; queries ignore them', async () => {
     const eon = queue().engine('eon');
     await eon.create({ meta: { k: 'seed' } });
     const argument = { meta: { k: 'v' }, extra: { a: 'b' }, note: 'text', count: 5 };
     await expectUnchanged(queue().redis, queue().prefix, async () => {
       await expect(eon.create(argument as unknown as Task)).rejects.toThrow(
         new TaskKeyError(
-          'create: a task has no key "extra"; the keys of a task are core, cron, gate, meta, node, root, sync',
+          'create: a task has no key "extra"; the keys of a task are core, cron, gate, meta, node, root, sync, payload',
         ),
       );
     });

@@ -95,6 +95,18 @@ export class TaskLimitError extends RescueError {
 }
 
 /**
+ * TaskPayloadError: a task's payload that is not one JSON value (a function,
+ * a Date, a Map, a class instance, a number that is not finite, a cycle, a
+ * lone surrogate), or a typed task's payload its schema refuses. The message
+ * names where in the payload; nothing was written.
+ */
+export class TaskPayloadError extends RescueError {
+  constructor(message: string) {
+    super('TASK_PAYLOAD', message);
+  }
+}
+
+/**
  * TaskNotFoundError: `delete`, `extend` or `cycles` of a task that is not in
  * the queue (deleted, made obsolete, or replaced). A worker treats it as lost
  * ownership and stops working on the task.
@@ -234,6 +246,7 @@ export const errorByCode = {
   LABEL_RESERVED: LabelReservedError,
   LABEL_VALUE: LabelValueError,
   TASK_LIMIT: TaskLimitError,
+  TASK_PAYLOAD: TaskPayloadError,
   TASK_NOT_FOUND: TaskNotFoundError,
   TASK_OUTDATED: TaskOutdatedError,
   QUEUE_LAYOUT: QueueLayoutError,

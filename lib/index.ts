@@ -15,6 +15,8 @@ export { Engine } from './engine/engine.js';
 export type { Durability, EngineOptions } from './engine/options.js';
 export type { RetryPolicy } from './worker/retry.js';
 export type { CreateOptions } from './engine/create.js';
+export type { UniqueOptions, UniqueCreate } from './engine/unique.js';
+export type { ScheduleResult } from './engine/named-schedule.js';
 export type { WaitOptions, RunOptions } from './engine/wait.js';
 export type { Outcome } from './engine/outcome.js';
 export type { OutcomeState, TaskState, TaskPageState } from './task/state.js';
@@ -27,6 +29,16 @@ export type { QueueStats, OwnerCount } from './engine/stats.js';
 export type { WorkerPresence } from './engine/presence.js';
 export type { QueueEvent, QueueEventKind, QueueEventsOptions } from './engine/events.js';
 export type { TaskPage, TaskPageOptions } from './engine/page.js';
+export { defineTask } from './typed/define-task.js';
+export type {
+  TaskDefinition,
+  TypedTask,
+  TypedOutcome,
+  TypedEnsure,
+  TypedEnsureContext,
+  TypedHandlerOptions,
+} from './typed/define-task.js';
+export type { StandardSchemaV1 } from './typed/standard-schema.js';
 export { Worker } from './worker/worker.js';
 export type { Handler, EnsureContext } from './worker/handler.js';
 export type { WorkerOptions } from './worker/options.js';
@@ -48,6 +60,7 @@ export {
   LabelReservedError,
   LabelValueError,
   TaskLimitError,
+  TaskPayloadError,
   TaskNotFoundError,
   TaskOutdatedError,
   QueueLayoutError,

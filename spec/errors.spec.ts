@@ -20,6 +20,7 @@ describe('errors', () => {
       'LABEL_RESERVED',
       'LABEL_VALUE',
       'TASK_LIMIT',
+      'TASK_PAYLOAD',
       'TASK_NOT_FOUND',
       'TASK_OUTDATED',
       'QUEUE_LAYOUT',

@@ -143,10 +143,12 @@ function parseTaskJson(text: string, flag: string): Task {
     throw usageError(
       `--${flag} must be a JSON object of label maps, e.g. '{"meta":{"kind":"mail"}}'`,
     );
+  // a task's payload rides along; a query has none (payloads are never matched)
+  const keys: readonly string[] = flag === 'task' ? [...labelMaps, 'payload'] : labelMaps;
   for (const name of Object.keys(parsed)) {
-    if (!(labelMaps as readonly string[]).includes(name))
+    if (!keys.includes(name))
       throw usageError(
-        `--${flag}: ${JSON.stringify(name)} is not a label map (${labelMaps.join(', ')})`,
+        `--${flag}: ${JSON.stringify(name)} is not a label map (${keys.join(', ')})`,
       );
   }
   return parsed;

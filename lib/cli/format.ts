@@ -56,6 +56,7 @@ export function taskLabels(task: Task): string {
     for (const [key, value] of Object.entries(task[map] ?? {}))
       lines.push([map, `${key} = ${value}`]);
   }
+  if (task.payload !== undefined) lines.push(['payload', JSON.stringify(task.payload)]);
   return lines.length === 0 ? '(no labels)' : fields(lines);
 }
 

@@ -11,7 +11,16 @@ import { schedule } from '../schedule/index.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { layoutVersion } from './keys.js';
 import { beginCreate, countTasks } from './observe.js';
+import { readTaskById } from './read.js';
 import { runRequest } from './run.js';
+import {
+  markUnique,
+  readAnswer,
+  readUnique,
+  uniqueTask,
+  type UniqueCreate,
+  type UniqueOptions,
+} from './unique.js';
 
 /**
  * createTask stores a new task (docs/semantics.md §3.1): validation of a snapshot of
@@ -24,10 +33,28 @@ export async function createTask(
   argument: unknown,
   options?: CreateOptions,
 ): Promise<Task> {
+  return (await createAny(context, argument, options)) as Task;
+}
+
+/**
+ * createAny is createTask that also takes the `unique` option (docs/semantics.md
+ * §3.11), and then answers a UniqueCreate.
+ */
+export async function createAny(
+  context: EngineContext,
+  argument: unknown,
+  options?: CreateOptions,
+): Promise<Task | UniqueCreate> {
   assertOpen(context, 'create');
   const now = readClock(context.clock);
   const after = readAfter(options);
-  const { stored, sources, plan, args } = prepareCreate(argument, now);
+  const unique = readUnique(options);
+  const given = unique === undefined ? argument : uniqueTask(unique, argument, now, after);
+  const { stored, sources, plan, args } = prepareCreate(given, now);
+  if (unique !== undefined) {
+    markUnique(unique, stored, plan);
+    args[0] = encodeTask(stored);
+  }
   if (after !== '' && plan.ticks !== undefined) {
     throw new TaskCronError('create: a cron template cannot be created after another task');
   }
@@ -44,10 +71,10 @@ export async function createTask(
   const end = beginCreate(context, stored);
   const [, ...rest] = args;
   // a unique task (option `unique`) is checked by the general path only
-  const lean = after === '' && !hasOption(options, 'unique') && leanCreatable(stored, args);
-  let id: string;
+  const lean = after === '' && unique === undefined && leanCreatable(stored, args);
+  let answer: string;
   try {
-    id = (await runRequest(context, 'create', (request) =>
+    answer = (await runRequest(context, 'create', (request) =>
       lean
         ? [now.getTime(), '', encodeStored(stored), ...splitRequest(request), layoutArg(context)]
         : [
@@ -57,6 +84,7 @@ export async function createTask(
             layoutVersion,
             request,
             after,
+            unique?.argument ?? '',
           ],
     )) as string;
   } catch (error) {
@@ -64,11 +92,18 @@ export async function createTask(
     throw error;
   }
   context.layoutStored = true; // the create wrote it, if nobody had
+  const { action, id } =
+    unique === undefined ? { action: 'created', id: answer } : readAnswer(answer);
+  if (action === 'skipped') {
+    end?.(undefined, undefined);
+    return { action, id, task: await readTaskById(context, id) };
+  }
   stored.core = { ...stored.core, [Label.Object]: id };
   end?.(stored, undefined);
   countTasks(context, { created: { api: 1 } });
   applyAdditions(argument as object, sources, stored, plan.ticks !== undefined);
-  return copyTask(stored);
+  const task = copyTask(stored);
+  return unique === undefined ? task : { action: action as UniqueCreate['action'], id, task };
 }
 
 /** CreateOptions configure `engine.create`. */
@@ -80,6 +115,14 @@ export interface CreateOptions {
    * already (its outcome is kept) releases it at once.
    */
   after?: string;
+  /**
+   * Make the task unique by a key (docs/semantics.md §3.11): `skip` (the
+   * default) stores nothing when a task holds the key, `replace` replaces a
+   * queued holder, `debounce` replaces it and makes it due `delay` ms from
+   * now; `ttl` keeps the key held that long after its task left the queue.
+   * Create then answers a UniqueCreate.
+   */
+  unique?: UniqueOptions;
 }
 
 /**
@@ -112,10 +155,6 @@ export function layoutArg(context: EngineContext): string {
 export function splitRequest(request: string): [string, string] {
   const colon = request.lastIndexOf(':');
   return [request.slice(0, colon), request.slice(colon + 1)];
-}
-
-function hasOption(options: unknown, name: string): boolean {
-  return typeof options === 'object' && options !== null && name in options;
 }
 
 function readAfter(options: unknown): string {

@@ -2,8 +2,9 @@ import type { Task, TaskInput } from '../task/task.js';
 import { cancelTask } from './cancel.js';
 import { closeConnection } from './connection.js';
 import { createEngineContext, type EngineContext } from './context.js';
-import { createTask, type CreateOptions } from './create.js';
+import { createAny, type CreateOptions } from './create.js';
 import { createTasks } from './create-many.js';
+import type { UniqueCreate, UniqueOptions } from './unique.js';
 import { resetCycles } from './cycles.js';
 import { deleteTask } from './delete.js';
 import { runDoctor, type DoctorReport } from './doctor.js';
@@ -12,6 +13,7 @@ import { extendTask } from './extend.js';
 import { bindContext } from './context-registry.js';
 import { observe } from './observe.js';
 import { resolveEngineOptions, type EngineOptions } from './options.js';
+import { scheduleTemplate, unscheduleTemplate, type ScheduleResult } from './named-schedule.js';
 import { listPage, type TaskPage, type TaskPageOptions } from './page.js';
 import { repairQueue, type RepairReport } from './repair.js';
 import { existsTask, listTasks } from './scan.js';
@@ -47,9 +49,31 @@ export class Engine {
    * gets the same additions. With `after`, the task is held until the task of
    * that id completes (then it joins the queue, in the same step), and
    * dropped if that task leaves the queue otherwise (cancelled with it).
+   * With `unique`, no two tasks hold the same key: it answers what it did
+   * (created, skipped, replaced) and the task that holds the key.
    */
-  create(task: TaskInput, options?: CreateOptions): Promise<Task> {
-    return observe(this.context, 'create', () => createTask(this.context, task, options));
+  create(
+    task: TaskInput,
+    options: CreateOptions & { unique: UniqueOptions },
+  ): Promise<UniqueCreate>;
+  create(task: TaskInput, options?: CreateOptions): Promise<Task>;
+  create(task: TaskInput, options?: CreateOptions): Promise<Task | UniqueCreate> {
+    return observe(this.context, 'create', () => createAny(this.context, task, options));
+  }
+
+  /**
+   * schedule creates or updates the cron template of a name (one per name in
+   * the queue): a change of labels, payload or node keeps its ticks, a new
+   * `@every` (interval or zone) starts from the new ticks. Deploys that run
+   * it again leave one template; engines that run it at once too.
+   */
+  schedule(name: string, template: TaskInput): Promise<ScheduleResult> {
+    return scheduleTemplate(this.context, name, template);
+  }
+
+  /** unschedule removes the cron template of a name; resolves true when there was one. */
+  unschedule(name: string): Promise<boolean> {
+    return unscheduleTemplate(this.context, name);
   }
 
   /**

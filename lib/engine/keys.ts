@@ -84,6 +84,9 @@ export const keyNames = [
   'followers', // zset (lex): `<predecessor id>\0<id>` of each held task
   'held-sweep', // string: HSCAN cursor of expire's sweep for held tasks whose predecessor is gone or a template
   'features', // hash: name of an optional key -> '1' once the queue wrote it (include/features.lua: one read for hot paths)
+  'unique', // hash: unique key -> `<id>\0<ttl ms>` of the task that holds it (while it lives, then for ttl)
+  'unique-expiry', // zset: unique keys whose task ended, score = when the key is free (ms)
+  'schedules', // hash: schedule name -> id of its cron template (engine.schedule)
   'control', // pub/sub channel (not a key) on which cancel tells workers which running task to stop
   'watch', // prefix of the pub/sub channels `<watch>:<id>` (not keys) on which a task's outcome and progress are told
 ] as const;

@@ -1,5 +1,6 @@
 import { Label, Method } from './label.js';
 import { isObjectId } from './object-id.js';
+import { copyPayload, parsePayload } from './payload.js';
 import { mapNames, type Labels, type Task } from './task.js';
 
 /**
@@ -45,21 +46,42 @@ export function copyTask(task: Task): Task {
     const labels = task[name] as Labels | null | undefined;
     if (labels !== undefined && labels !== null) copy[name] = copyLabels(labels);
   }
+  if (task.payload !== undefined) copy.payload = copyPayload(task.payload);
   return copy;
 }
 
 /**
  * encodeTask writes a task as the stored JSON: the present maps in the order
  * core, cron, gate, meta, node, root, sync; absent maps are left out, empty
- * maps stay `{}`.
+ * maps stay `{}`. A payload follows as the string of its JSON (see
+ * encodePayload).
  */
 export function encodeTask(task: Task): string {
-  const stored: Task = {};
+  const stored: Record<string, unknown> = {};
   for (const name of mapNames) {
     const labels = task[name] as Labels | null | undefined;
     if (labels !== undefined && labels !== null) stored[name] = labels;
   }
+  encodePayload(stored, task);
   return JSON.stringify(stored);
+}
+
+/**
+ * encodePayload adds a task's payload to its stored form as the string of its
+ * JSON: the scripts (Lua's cjson) keep a string as it is, where they would
+ * round numbers to 14 digits and could not tell `[]` from `{}`.
+ */
+function encodePayload(stored: Record<string, unknown>, task: Task): void {
+  if (task.payload !== undefined) stored['payload'] = JSON.stringify(task.payload);
+}
+
+/** decodePayload reads the payload of a stored form back into the task. */
+function decodePayload(value: Record<string, unknown>, task: Task): void {
+  const json = value['payload'];
+  if (json === undefined || json === null) return;
+  const payload = typeof json === 'string' ? parsePayload(json) : undefined;
+  if (payload === undefined) throw new MalformedTaskError('its payload is not the text of JSON');
+  task.payload = payload.value;
 }
 
 /**
@@ -81,7 +103,7 @@ export function decodeTask(json: string): Task {
  *     {"meta":{"n":"1"},"node":false}                       the same without a node
  */
 export function encodeStored(task: Task): string {
-  const stored: Record<string, Labels | false> = {};
+  const stored: Record<string, unknown> = {};
   for (const name of mapNames) {
     const labels = task[name] as Labels | null | undefined;
     if (name === 'core') {
@@ -94,6 +116,7 @@ export function encodeStored(task: Task): string {
       stored[name] = labels;
     }
   }
+  encodePayload(stored, task);
   return JSON.stringify(stored);
 }
 
@@ -121,6 +144,7 @@ export function decodeStored(id: string, json: string): Task {
       decoded.node = task.node ?? { [Label.Method]: Method.Any };
     } else if (task[name] !== undefined) decoded[name] = task[name];
   }
+  if (task.payload !== undefined) decoded.payload = task.payload;
   return decoded;
 }
 
@@ -167,6 +191,7 @@ function readMaps(value: Record<string, unknown>, stored: boolean): Task {
     // JSON.parse builds fresh objects with own properties only; they are ours to keep.
     task[name] = labels as Labels;
   }
+  decodePayload(value, task);
   return task;
 }
 

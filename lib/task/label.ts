@@ -41,6 +41,17 @@ export const Label = {
    * cycles; not passed on to the children of a template.
    */
   Trace: 'task.rescue.io/trace',
+  /**
+   * core: the key of a task created with `unique` (`create(task, { unique })`):
+   * no other task of the queue holds it while this one lives, nor for the
+   * unique `ttl` after it ended. Written by `create`; kept across cycles.
+   */
+  Unique: 'task.rescue.io/unique',
+  /**
+   * core: the name of a cron template made by `engine.schedule(name, template)`;
+   * the queue has at most one template of each name. Written by `schedule`.
+   */
+  Schedule: 'task.rescue.io/schedule',
   /** node: delivery method, one of Method. */
   Method: 'addr.rescue.io/method',
   /** sync: requeue pointer; a value other than '', blanks or '0' pages again. */

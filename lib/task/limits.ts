@@ -29,6 +29,13 @@ export const limits = {
   valueBytes: 65_536,
   /** UTF-8 bytes of the JSON of a whole task or query (its seven maps). */
   taskBytes: 1_048_576,
+  /**
+   * UTF-8 bytes of the JSON of a task's payload (besides taskBytes): it is
+   * read and written whole with the task by every script that rewrites it.
+   */
+  payloadBytes: 65_536,
+  /** Nesting of arrays and objects in a payload; deeper values (or cycles) are refused. */
+  payloadDepth: 64,
 } as const;
 
 /** What an argument is: a task (stored, or a copy of one) or a query (matched against tasks). */
@@ -134,6 +141,16 @@ function checkBytes(
     part === 'key' ? `key ${quoteShort(key)} is` : `label ${quoteShort(key)} has a value of`;
   throw new TaskLimitError(
     `${what}: Task.${name} ${subject} ${count(bytes)} bytes; the limit is ${count(limit)} bytes per ${part}`,
+  );
+}
+
+/** checkPayloadBytes throws a TaskLimitError when a payload's JSON is over payloadBytes. */
+export function checkPayloadBytes(what: string, json: string): void {
+  if (json.length * 3 <= limits.payloadBytes) return;
+  const bytes = Buffer.byteLength(json);
+  if (bytes <= limits.payloadBytes) return;
+  throw new TaskLimitError(
+    `${what}: Task.payload is ${count(bytes)} bytes of JSON; the limit is ${count(limits.payloadBytes)} bytes per payload`,
   );
 }
 

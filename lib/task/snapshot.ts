@@ -4,7 +4,10 @@ import { describe, quoteShort, reason } from './describe.js';
 import { Label } from './label.js';
 import { checkLimits, type ArgumentKind } from './limits.js';
 import { mapNames, type Labels, type MapName, type Task } from './task.js';
+import { isPlainObject } from './plain-object.js';
 import { formatTime } from './time.js';
+
+export { isPlainObject };
 
 // The shape rules of docs/semantics.md §3.0 run on a snapshot: each map property of
 // the argument is read once, and each map's own enumerable string-keyed
@@ -147,18 +150,4 @@ export function readCoreLabel(task: unknown, label: string): string | undefined 
   } catch {
     return undefined;
   }
-}
-
-/**
- * isPlainObject: an object whose prototype is Object.prototype or null, or an
- * object literal of another realm (a vm context, structuredClone under Jest).
- */
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  if (prototype === Object.prototype || prototype === null) return true;
-  return (
-    Object.getPrototypeOf(prototype) === null &&
-    Object.prototype.toString.call(value) === '[object Object]'
-  );
 }

@@ -15,6 +15,9 @@ export type Labels = Record<string, string>;
  *     root  a label set that makes this task obsolete once another task's meta has it
  *     sync  state carried across cycles; sync.rescue.io/paging requeues on delete
  * ```
+ *
+ * Beside the maps, a task may carry a `payload`: one JSON value for its
+ * handler, stored with it and never matched by queries (docs/semantics.md §1.11).
  */
 export interface Task {
   core?: Labels;
@@ -24,6 +27,8 @@ export interface Task {
   node?: Labels;
   root?: Labels;
   sync?: Labels;
+  /** One JSON value stored with the task, for its handler; never matched by queries. */
+  payload?: unknown;
 }
 
 /** The seven map names, in the order of the stored JSON. */
@@ -35,7 +40,7 @@ export type MapName = (typeof mapNames)[number];
  * The top-level keys a task given to create may have; create rejects any
  * other (TaskKeyError). A new kind of content beside the maps is added here.
  */
-export const taskKeys: readonly string[] = [...mapNames];
+export const taskKeys: readonly string[] = [...mapNames, 'payload'];
 
 /**
  * TaskInput is what create takes: a Task whose cron `@exact` time may also

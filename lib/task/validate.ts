@@ -15,6 +15,7 @@ import { nearest } from '../spelling.js';
 import { quoteShort, reason } from './describe.js';
 import { Bypass, Gate, Label, Method, reservedScheme } from './label.js';
 import { didYouMean, isTimeLookalike, reservedLookalike } from './lookalike.js';
+import { readPayload } from './payload.js';
 import { readSnapshot, readTask, type Snapshot } from './snapshot.js';
 import { taskKeys, type Labels, type Task } from './task.js';
 import { parseTime } from './time.js';
@@ -42,6 +43,8 @@ export interface CreatePlan {
 export function validateCreate(argument: unknown, now: Date): Snapshot & { plan: CreatePlan } {
   const { task, sources } = readSnapshot(argument, 'create', 'task'); // C1: S1, S2, S3
   rejectUnknownKeys(argument); // C1: S4
+  const payload = readPayload(argument as object, 'create'); // C1: S5
+  if (payload !== undefined) task.payload = payload.value;
   const { core, cron, gate, meta, node, root, sync } = task;
   const plan: CreatePlan = {};
 

@@ -27,6 +27,9 @@ const kept = [
   'held',
   'followers',
   'held-sweep',
+  'unique',
+  'unique-expiry',
+  'schedules',
 ];
 
 describe('repair-start.lua', () => {

@@ -32,6 +32,8 @@ describe('the limits (S3)', () => {
       keyBytes: 1_024,
       valueBytes: 65_536,
       taskBytes: 1_048_576,
+      payloadBytes: 65_536,
+      payloadDepth: 64,
     });
   });
 

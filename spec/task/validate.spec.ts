@@ -132,7 +132,7 @@ describe('create validation', () => {
     ],
     [
       { mata: { k: 'v' } },
-      'create: a task has no key "mata"; the keys of a task are core, cron, gate, meta, node, root, sync; did you mean "meta"?',
+      'create: a task has no key "mata"; the keys of a task are core, cron, gate, meta, node, root, sync, payload; did you mean "meta"?',
     ],
     [
       { cron: { '@every': '2 minutes' }, meta },

@@ -11,6 +11,8 @@ import { queryFrom, selectOptions } from './tasks-list.js';
 
 /** CronTemplate is a cron template as `rescue templates` shows it. */
 interface CronTemplate {
+  /** The name engine.schedule gave it, or null. */
+  name: string | null;
   id: string;
   every: string;
   lastTick: string | null;
@@ -29,6 +31,7 @@ interface GateTemplate {
 function cronTemplate(task: Task): CronTemplate {
   const cron = task.cron ?? {};
   return {
+    name: task.core?.[Label.Schedule] ?? null,
     id: idOf(task),
     every: cron[Label.Every] ?? '',
     lastTick: cron[Label.TickM1] ?? null,
@@ -52,7 +55,7 @@ export const templatesCommand = defineEngineCommand({
   name: 'templates',
   summary: 'cron templates with their next tick, gate templates with their keys',
   description:
-    "Lists the queue's cron templates (@every, by next tick: the expression, the\nlast and the next tick) and gate templates (oldest first: the gate keys whose\ntrigger tasks were deleted already, and those still waiting). A label query\nselects among them.",
+    "Lists the queue's cron templates (@every, by next tick: the name engine.schedule\ngave it, the expression, the last and the next tick) and gate templates (oldest\nfirst: the gate keys whose trigger tasks were deleted already, and those still\nwaiting). A label query selects among them.",
   options: {
     ...Object.fromEntries(Object.entries(selectOptions).filter(([name]) => name !== 'state')),
     limit: {
@@ -88,6 +91,7 @@ export const templatesCommand = defineEngineCommand({
     io.out('cron templates');
     io.out(
       table(cron, [
+        { header: 'name', cell: (row) => row.name ?? '-' },
         { header: 'id', cell: (row) => row.id },
         { header: 'every', cell: (row) => row.every },
         { header: 'next tick', cell: (row) => when(row.nextTick) },

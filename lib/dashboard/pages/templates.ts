@@ -60,10 +60,13 @@ function cronTable(context: PageContext, templates: readonly Task[]): Html {
   return templateTable(
     context,
     'cron',
-    ['@every', 'last tick', 'next tick'],
+    ['name', '@every', 'last tick', 'next tick'],
     templates,
     (task) =>
-      html`<td><code>${task.cron?.[Label.Every]}</code></td>
+      html`<td data-schedule="${task.core?.[Label.Schedule] ?? ''}">
+          ${task.core?.[Label.Schedule] ?? html`<span class="none">—</span>`}
+        </td>
+        <td><code>${task.cron?.[Label.Every]}</code></td>
         <td>${timeLabel(task.cron?.[Label.TickM1], context.now)}</td>
         <td>${timeLabel(task.cron?.[Label.TickP1], context.now)}</td>`,
   );

@@ -31,9 +31,20 @@ function labelTable(name: string, labels: Labels | undefined): Html {
   </section>`;
 }
 
-/** allMaps writes the seven maps of a task, empty ones included. */
+/** allMaps writes the seven maps of a task, empty ones included, and its payload when it has one. */
 export function allMaps(task: Task): Html {
-  return html`<div class="maps">${mapNames.map((name) => labelTable(name, task[name]))}</div>`;
+  return html`<div class="maps">
+    ${mapNames.map((name) => labelTable(name, task[name]))}${payloadSection(task)}
+  </div>`;
+}
+
+/** payloadSection writes a task's payload as indented JSON (escaped by `html`). */
+function payloadSection(task: Task): Html | string {
+  if (task.payload === undefined) return '';
+  return html`<section class="map payload" data-map="payload">
+    <h3>payload</h3>
+    <pre><code>${JSON.stringify(task.payload, null, 2)}</code></pre>
+  </section>`;
 }
 
 /** chips writes a map as `key=value` chips, at most `most` of them. */

@@ -14,6 +14,8 @@
   ARGV[7]  request     the idempotent request (include/request.lua)
   ARGV[8]  after       the id of the task whose completion releases this one, or ''
                        (a task that completed, its outcome kept: released at once)
+  ARGV[9]  unique      `<mode>\0<ttl ms>` for a task whose core names a unique key
+                       (mode skip or replace; include/unique.lua), or ''
 
   The lean form, for a plain task (include/create.lua; the general path
   takes it over when the queue's features say so, in the same call):
@@ -24,7 +26,8 @@
   ARGV[6]  layout      the layout version the engine writes when the queue has
                        none, or '': the engine knows it is written
 
-  Returns  the new object id (the same id again for the same request)
+  Returns  the new object id (the same id again for the same request); with
+           unique: 'created <id>', 'skipped <id>' or 'replaced <id>'
   Errors   TASK_LIMIT when the task is a leaf with a root of patterns and the
            queue has as many such roots as it checks, or `after` names a task
            that holds as many tasks as it may; TASK_NOT_FOUND when `after`
@@ -42,11 +45,12 @@
 --- @include "index"
 --- @include "outcome"
 --- @include "create"
+--- @include "unique"
 
 local now = tonumber(ARGV[1])
 
 -- create_general: the general path, from the checks to the answer kept
-local function create_general(task, due_text, tick_p1_ms, check_ms, layout, request, after)
+local function create_general(task, due_text, tick_p1_ms, check_ms, layout, request, after, unique)
   local due_ms = tonumber(due_text)
   -- a leaf with a root of patterns no group has yet: only so many such roots
   -- are checked against every task stored (include/roots.lua)
@@ -78,6 +82,22 @@ local function create_general(task, due_text, tick_p1_ms, check_ms, layout, requ
       .. ' tasks created after it already')
   end
 
+  -- a unique key another task holds: skipped or that task replaced (include/unique.lua)
+  local unique_mode, unique_ttl = string.match(unique, '^(%a+)%z(%d+)$')
+  local ctx = new_context(now)
+  local taken = nil
+  if unique_mode ~= nil then
+    -- a replaced holder is indexed with this create's due time (debounce)
+    ctx.due_ms, ctx.tick_p1_ms = due_ms, tick_p1_ms
+    taken = unique_create(unique_mode, unique_ttl, task, ctx)
+    ctx.due_ms, ctx.tick_p1_ms = nil, nil
+  end
+  if taken ~= nil then
+    finish(ctx)
+    remember(request, now, taken)
+    return taken
+  end
+
   if layout ~= '' then redis.call('SET', K['layout'], layout, 'NX') end
   if after ~= '' then
     -- held until `after` completes (include/outcome.lua release_followers)
@@ -90,11 +110,11 @@ local function create_general(task, due_text, tick_p1_ms, check_ms, layout, requ
     remember(request, now, id)
     return id
   end
-  local ctx = new_context(now)
   local id = general_store(now, task, due_ms, tick_p1_ms, check_ms, ctx)
   finish(ctx)
-  remember(request, now, id)
-  return id
+  local answer = unique_mode ~= nil and unique_hold(task, id, unique_ttl) or id
+  remember(request, now, answer)
+  return answer
 end
 
 if ARGV[2] == '' then
@@ -107,9 +127,10 @@ if ARGV[2] == '' then
     redis.call('HSET', K['requests'], key, number .. '|' .. ARGV[1] .. '|' .. id)
     return id
   end
-  return create_general(decode_new(ARGV[3]), '', nil, '', ARGV[6], key .. ':' .. number, '')
+  return create_general(decode_new(ARGV[3]), '', nil, '', ARGV[6], key .. ':' .. number, '', '')
 end
 
 local kept = replayed(ARGV[7])
 if kept ~= nil then return kept end
-return create_general(decode_task(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7], ARGV[8] or '')
+return create_general(decode_task(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7], ARGV[8] or '',
+  ARGV[9] or '')

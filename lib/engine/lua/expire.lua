@@ -2,7 +2,8 @@
 --[[ expire: one batch of retention deletions and lease revocations
   (docs/semantics.md §3.6), plus one step of the sweep for records that are not tasks,
   one of the sweep for held tasks whose predecessor is gone or a template
-  (removed), and a batch of outcome records past their time (or beyond the cap).
+  (removed), a batch of outcome records past their time (or beyond the cap),
+  and a batch of unique keys whose hold ended.
   The engine calls it until it reports no more work.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
@@ -189,6 +190,14 @@ if over > 0 then
   if over > OUTCOME_BATCH then more = 1 end
   local popped = redis.call('ZPOPMIN', K['outcome-expiry'], math.min(over, OUTCOME_BATCH))
   for index = 1, #popped, 2 do redis.call('HDEL', K['outcomes'], popped[index]) end
+end
+
+-- Unique keys whose hold ended (a ttl after their task left: include/unique.lua) go, a batch per call.
+local freed = redis.call('ZRANGEBYSCORE', K['unique-expiry'], '-inf', now, 'LIMIT', 0, OUTCOME_BATCH)
+if #freed == OUTCOME_BATCH then more = 1 end
+for _, key in ipairs(freed) do
+  redis.call('HDEL', K['unique'], key)
+  redis.call('ZREM', K['unique-expiry'], key)
 end
 
 finish(ctx)

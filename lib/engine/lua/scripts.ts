@@ -45,6 +45,7 @@ const scriptFiles = {
   tickerDue: 'ticker-due',
   ticker: 'ticker',
   aclCheck: 'acl-check',
+  schedule: 'schedule',
 } as const;
 
 function loadAll(variant: ScriptVariant): Record<keyof typeof scriptFiles, LoadedScript> {

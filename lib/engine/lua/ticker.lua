@@ -40,6 +40,7 @@ local function emit_child(template_id, template)
     node = copy_map(template.node),
     root = { [LABEL_OBJECT] = template_id },
     sync = copy_map(template.sync),
+    payload = template.payload,
   }
   local child_id = new_id(now)
   child.core[LABEL_OBJECT] = child_id

@@ -41,6 +41,7 @@ local function gates()
       node = copy_map(template.node),
       root = { [LABEL_OBJECT] = template_id },
       sync = copy_map(template.sync),
+      payload = template.payload,
     }
     store_task(child_id, child)
     reindex(child_id, nil, child, ctx)
@@ -193,6 +194,7 @@ local function delete(request, ctx)
     requeued.core[LABEL_CYCLES] = format_count(cycles_of(stored) + 1)
     requeued.gate = nil
     requeued.root = nil
+    requeued.payload = stored.payload
     ctx.due_ms = request.due_ms
     ctx.tick_p1_ms = request.tick_p1_ms
     store_task(id, requeued)

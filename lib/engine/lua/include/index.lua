@@ -532,6 +532,19 @@ local function reindex(id, old, new, ctx)
   reindex_pools(id, old, new, os, ns, ctx)
 end
 
+-- release_unique: a task created with `unique` that leaves the queue gives its
+-- key back, or keeps it held for its ttl (include/unique.lua)
+local function release_unique(id, key, now)
+  local entry = redis.call('HGET', K['unique'], key)
+  if not entry or string.sub(entry, 1, ID_LENGTH) ~= id then return end -- another task holds it now
+  local ttl = tonumber(string.sub(entry, ID_LENGTH + 2)) or 0
+  if ttl > 0 then
+    redis.call('ZADD', K['unique-expiry'], now + ttl, key)
+  else
+    redis.call('HDEL', K['unique'], key)
+  end
+end
+
 -- remove_task deletes a stored task and all its index entries. Its waiters
 -- hear of it: with its outcome (the script records one and sets ctx.finished
 -- to its id), or that it left the queue without one.
@@ -539,6 +552,8 @@ local function remove_task(id, task, ctx)
   reindex(id, task, nil, ctx)
   redis.call('HDEL', K['tasks'], id)
   redis.call('HDEL', K['attempts'], id)
+  local unique_key = task.core ~= nil and task.core[LABEL_UNIQUE] or nil
+  if unique_key ~= nil then release_unique(id, unique_key, ctx.now) end
   if ctx.finished ~= id then redis.call(SIGNAL_PUBLISH, K['watch'] .. ':' .. id, '{"r":1}') end
   -- tasks held after it that its completion did not release (it left the
   -- queue otherwise) are dropped; cancel records theirs as cancelled first

@@ -18,10 +18,11 @@ local function lean_queue()
     'promoted', 'root-jobs', 'ready-cron', 'ready-uni', 'filter-pools', 'events')
 end
 
--- lean_plain: a decoded record the lean path handles (not owned is checked apart)
+-- lean_plain: a decoded record the lean path handles (not owned is checked
+-- apart); a unique task gives its key back in remove_task (include/index.lua)
 local function lean_plain(task)
   return task ~= nil and task.cron == nil and task.gate == nil and task.root == nil and method_of(task) == METHOD_ANY
-    and not is_halted(task)
+    and not is_halted(task) and (task.core == nil or task.core[LABEL_UNIQUE] == nil)
 end
 
 -- lean_fresh: whether a record is of a plain task as created: no core (so

@@ -22,8 +22,8 @@ local function plain_delete(request, ctx)
   local id = request.id
   local stored = load_task(id)
   if stored == nil or stored.cron ~= nil or stored.gate ~= nil or stored.root ~= nil
-    or method_of(stored) ~= METHOD_ANY or is_halted(stored) then
-    return nil
+    or method_of(stored) ~= METHOD_ANY or is_halted(stored) or stored.core[LABEL_UNIQUE] ~= nil then
+    return nil -- (a unique task gives its key back in remove_task)
   end
   local owner = owner_of(stored)
   if owner == nil then return nil end

@@ -5,7 +5,8 @@
 -- decode_task reads a task in the transport form: a full JSON task (queries,
 -- copies and new tasks arrive so in ARGV). With `stored`, `"node": false`
 -- (the stored form's "no node") is accepted and left out. The decoded table
--- is the task: other properties and null maps are dropped from it. Returns
+-- is the task: other properties and null maps are dropped from it; a payload
+-- is a string (the text of its JSON), kept. Returns
 -- the task and whether the JSON named a node (null and false included).
 local function decode_task(json, stored)
   if type(json) ~= 'string' then return nil end
@@ -14,7 +15,9 @@ local function decode_task(json, stored)
   local named_node = task.node ~= nil
   for name, labels in pairs(task) do
     if type(name) ~= 'string' then return nil end -- a JSON array
-    if not is_map_name(name) or labels == cjson.null or (stored and labels == false and name == 'node') then
+    if name == 'payload' and type(labels) == 'string' then
+      -- the text of the task's JSON payload, kept as it is (docs/semantics.md §1.11)
+    elseif not is_map_name(name) or labels == cjson.null or (stored and labels == false and name == 'node') then
       task[name] = nil -- clearing a field while traversing is allowed
     elseif type(labels) ~= 'table' then
       return nil

@@ -1,0 +1,98 @@
+#!lua flags=allow-oom
+--[[ schedule: create or update the cron template of a name, or remove it
+  (engine.schedule / engine.unschedule, docs/semantics.md §3.12). A name names
+  at most one template: `schedules` maps it to the template's id, and the
+  template's core carries it (Label.Schedule).
+
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
+  ARGV[1]  now_ms
+  ARGV[2]  name
+  ARGV[3]  task        JSON of the validated template (as create takes it: node
+                       defaulted, ticks set, core naming the schedule), or ''
+                       to remove the template of the name
+  ARGV[4]  tick_p1_ms  the template's tick+1 from its @every at now
+  ARGV[5]  check_ms    when its tick-1 may need maintenance, or ''
+  ARGV[6]  layout      the layout version the engine writes
+  ARGV[7]  request     the idempotent request (include/request.lua)
+
+  Returns  'created <id>', 'updated <id>' or 'unchanged <id>'; for a removal
+           'removed <id>' or 'none'. The same again for the same request.
+  Errors   none
+]]
+--- @include "task"
+--- @include "step"
+--- @include "request"
+--- @include "has"
+--- @include "roots"
+--- @include "owners"
+--- @include "index"
+
+local now = tonumber(ARGV[1])
+local kept = replayed(ARGV[7])
+if kept ~= nil then return kept end
+local name = ARGV[2]
+local ctx = new_context(now)
+
+-- the template of the name, when it is still one (an operator may have removed it)
+local id = redis.call('HGET', K['schedules'], name)
+local current = id and load_task(id) or nil
+if current ~= nil and not (is_cron_template(current) and current.core[LABEL_SCHEDULE] == name) then
+  current = nil
+end
+
+local function same_content(a, b)
+  for _, map in ipairs({ 'core', 'cron', 'gate', 'meta', 'node', 'root', 'sync' }) do
+    if not same_map(a[map], b[map]) then return false end
+  end
+  return a.payload == b.payload
+end
+
+local answer
+if ARGV[3] == '' then
+  answer = 'none'
+  if current ~= nil then
+    remove_task(id, current, ctx)
+    answer = 'removed ' .. id
+  end
+  redis.call('HDEL', K['schedules'], name)
+else
+  local task = decode_task(ARGV[3])
+  if current == nil then
+    redis.call('SET', K['layout'], ARGV[6], 'NX')
+    id = new_id(now)
+    task.core[LABEL_OBJECT] = id
+    ctx.tick_p1_ms = tonumber(ARGV[4])
+    store_task(id, task)
+    reindex(id, nil, task, ctx)
+    if ARGV[5] ~= '' then redis.call('ZADD', K['ticker-check'], ARGV[5], id) end
+    redis.call('HSET', K['schedules'], name, id)
+    answer = 'created ' .. id
+  else
+    -- the template keeps its id and core (cycles, trace; cancel and retry are
+    -- the new ones); the same interval keeps its ticks, another one starts
+    -- from the new ticks
+    local core = copy_map(current.core)
+    core[LABEL_CANCEL], core[LABEL_RETRY] = task.core[LABEL_CANCEL], task.core[LABEL_RETRY]
+    task.core = core
+    if current.cron[LABEL_EVERY] == task.cron[LABEL_EVERY] then
+      task.cron = current.cron
+    else
+      ctx.tick_p1_ms = tonumber(ARGV[4])
+      if ARGV[5] ~= '' then
+        redis.call('ZADD', K['ticker-check'], ARGV[5], id)
+      else
+        redis.call('ZREM', K['ticker-check'], id)
+      end
+    end
+    if same_content(current, task) then
+      answer = 'unchanged ' .. id
+    else
+      store_task(id, task)
+      reindex(id, current, task, ctx)
+      answer = 'updated ' .. id
+    end
+  end
+end
+finish(ctx)
+remember(ARGV[7], now, answer)
+return answer
