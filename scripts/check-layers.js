@@ -19,6 +19,7 @@ export const layers = [
   ['options.ts'],
   ['engine'],
   ['worker'],
+  ['typed'],
   // index.ts is the public entry: the demo imports it as a user would
   ['cli', 'dashboard', 'metrics', 'tracing', 'demo', 'testing', 'index.ts'],
 ];

@@ -7,8 +7,6 @@ import { mapNames, type Labels, type MapName, type Task } from './task.js';
 import { isPlainObject } from './plain-object.js';
 import { formatTime } from './time.js';
 
-export { isPlainObject };
-
 // The shape rules of docs/semantics.md §3.0 run on a snapshot: each map property of
 // the argument is read once, and each map's own enumerable string-keyed
 // labels are copied once into a fresh plain object. The rules check the copy

@@ -10,7 +10,7 @@ export interface StandardSchemaV1<Input = unknown, Output = Input> {
 }
 
 /** StandardSchemaProps are the properties under a schema's `~standard` key. */
-export interface StandardSchemaProps<Input = unknown, Output = Input> {
+interface StandardSchemaProps<Input = unknown, Output = Input> {
   readonly version: 1;
   readonly vendor: string;
   readonly validate: (
@@ -20,7 +20,7 @@ export interface StandardSchemaProps<Input = unknown, Output = Input> {
 }
 
 /** StandardSchemaResult is what `validate` answers: the value, or the issues. */
-export type StandardSchemaResult<Output> =
+type StandardSchemaResult<Output> =
   | { readonly value: Output; readonly issues?: undefined }
   | { readonly issues: readonly StandardSchemaIssue[] };
 
@@ -29,8 +29,3 @@ export interface StandardSchemaIssue {
   readonly message: string;
   readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined;
 }
-
-/** InferOutput is the type of the values a schema answers. */
-export type InferOutput<Schema extends StandardSchemaV1> = NonNullable<
-  Schema['~standard']['types']
->['output'];
