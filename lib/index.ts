@@ -38,7 +38,12 @@ export type {
   TypedEnsureContext,
   TypedHandlerOptions,
 } from './typed/define-task.js';
-export type { StandardSchemaV1 } from './typed/standard-schema.js';
+export type {
+  StandardSchemaV1,
+  StandardSchemaProps,
+  StandardSchemaResult,
+  StandardSchemaIssue,
+} from './typed/standard-schema.js';
 export { Worker } from './worker/worker.js';
 export type { Handler, EnsureContext } from './worker/handler.js';
 export type { WorkerOptions } from './worker/options.js';

@@ -10,7 +10,7 @@ export interface StandardSchemaV1<Input = unknown, Output = Input> {
 }
 
 /** StandardSchemaProps are the properties under a schema's `~standard` key. */
-interface StandardSchemaProps<Input = unknown, Output = Input> {
+export interface StandardSchemaProps<Input = unknown, Output = Input> {
   readonly version: 1;
   readonly vendor: string;
   readonly validate: (
@@ -20,7 +20,7 @@ interface StandardSchemaProps<Input = unknown, Output = Input> {
 }
 
 /** StandardSchemaResult is what `validate` answers: the value, or the issues. */
-type StandardSchemaResult<Output> =
+export type StandardSchemaResult<Output> =
   | { readonly value: Output; readonly issues?: undefined }
   | { readonly issues: readonly StandardSchemaIssue[] };
 
