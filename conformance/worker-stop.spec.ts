@@ -222,7 +222,9 @@ describe('Worker.stop()', () => {
   });
 
   it('keeps renewing the leases of the ensures it waits for, so nobody else takes them while it stops', async () => {
-    const expiry = 300;
+    // renewals come halfway through the lease: 600 ms leaves a late timer on a
+    // loaded machine 300 ms before the other worker's expire may revoke it
+    const expiry = 600;
     const eon = queue().live('eon', { expiry });
     const etw = queue().live('etw', { expiry });
     const started = signal<Task>();
@@ -240,7 +242,7 @@ describe('Worker.stop()', () => {
               if (stopCalled && lease !== undefined) renewals.add(lease);
               return renewals.size >= 5;
             },
-            3_000,
+            6_000,
             'four renewals while stopping',
           );
         },
@@ -257,7 +259,7 @@ describe('Worker.stop()', () => {
     await within(started.promise, 3_000, 'ensure started');
     await other.start();
     stopCalled = true;
-    await within(stopping.stop(), 3_500, 'stop resolved');
+    await within(stopping.stop(), 6_500, 'stop resolved');
 
     expect(otherCalls).toEqual([]);
     expect(queue().log(stopping).ensured.map(idOf)).toEqual([idOf(created)]);
