@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { dashboardDefaults, tokenLeast } from '../lib/dashboard/options.js';
-import { engineDefaults } from '../lib/engine/options.js';
+import {
+  dashboardDefaults,
+  resolveDashboardOptions,
+  tokenLeast,
+} from '../lib/dashboard/options.js';
+import { engineDefaults, resolveEngineOptions } from '../lib/engine/options.js';
 import { errorByCode } from '../lib/errors.js';
 import { Label } from '../lib/task/label.js';
 import { limits } from '../lib/task/limits.js';
@@ -72,6 +76,11 @@ describe('docs/reference.md', () => {
     );
   });
 
+  it('lists every engine option, and no other', () => {
+    const rows = table('Engine options').map(([name = '']) => code(name));
+    expect(rows.sort()).toEqual(Object.keys(resolveEngineOptions()).sort());
+  });
+
   it('gives the engine options their defaults', () => {
     const rows = new Map(
       table('Engine options').map(([name = '', value = '']) => [code(name), value]),
@@ -108,6 +117,14 @@ describe('docs/reference.md', () => {
       }),
     );
     expect(documented).toEqual({ ...workerDefaults });
+  });
+
+  it('lists every dashboard option in docs/dashboard.md, and no other', () => {
+    const rows = table('Options', read('docs/dashboard.md')).map(([name = '']) => code(name));
+    // hostsGiven is the resolver's own note (was allowedHosts given?), not an option
+    const { hostsGiven, ...resolved } = resolveDashboardOptions({});
+    expect(typeof hostsGiven).toBe('boolean');
+    expect(rows.sort()).toEqual(Object.keys(resolved).sort());
   });
 
   it('gives the dashboard options of docs/dashboard.md their defaults', () => {
