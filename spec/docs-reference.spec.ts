@@ -4,6 +4,7 @@ import {
   resolveDashboardOptions,
   tokenLeast,
 } from '../lib/dashboard/options.js';
+import { keyNames, queueKeys, watchChannel } from '../lib/engine/keys.js';
 import { engineDefaults, resolveEngineOptions } from '../lib/engine/options.js';
 import { errorByCode } from '../lib/errors.js';
 import { Label } from '../lib/task/label.js';
@@ -141,5 +142,24 @@ describe('docs/reference.md', () => {
     expect(number(cell('pollInterval'))).toBe(dashboardDefaults.pollInterval);
     expect(number(cell('history')) * 60_000).toBe(dashboardDefaults.history);
     expect(rows.get('token')?.meaning).toContain(`${tokenLeast} characters`);
+  });
+});
+
+describe('docs/redis-layout.md', () => {
+  it('describes every key and channel of lib/engine/keys.ts, and no other', () => {
+    const page = read('docs/redis-layout.md');
+    const documented = page
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .flatMap((line) => [...(line.split('|')[1] ?? '').matchAll(/`([^`]+)`/g)])
+      .map((match) => match[1] ?? '');
+    const keys = queueKeys('q');
+    const name = (key: string) => key.slice(keys.prefix.length + 1);
+    const built = [
+      ...keyNames,
+      ...[keys.progress, keys.workers, keys.worker('<worker>'), keys.expireLock, keys.tickerLock],
+      watchChannel(keys, '<id>'),
+    ].map((key) => (key.startsWith(keys.prefix) ? name(key) : key));
+    expect([...new Set(documented)].sort()).toEqual([...new Set(built)].sort());
   });
 });
