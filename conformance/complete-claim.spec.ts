@@ -191,7 +191,7 @@ describe('complete-claim: the lean path and the general one agree', () => {
     const eon = q.engine('eon');
     for (let n = 0; n < 4; n++) await eon.create({ meta: { n: String(n) } });
     await claimTasks(eon, filterList([]), [0, 1, 2].map(parked), []);
-    expect(await q.redis.hget(`${q.prefix}:owners`, 'eon')).toBe('3');
+    expect(await q.redis.hget(q.key.owners, 'eon')).toBe('3');
     q.clock.set('2023-10-20T00:01:00Z'); // past the 30 s leases
     await q.engine('aux').expire();
     const left = await q.engine('aux').lister(everything);
@@ -201,8 +201,8 @@ describe('complete-claim: the lean path and the general one agree', () => {
       undefined,
       undefined,
     ]);
-    expect(await q.redis.hlen(`${q.prefix}:owners`)).toBe(0);
-    expect(await q.redis.zcard(`${q.prefix}:leases`)).toBe(0);
+    expect(await q.redis.hlen(q.key.owners)).toBe(0);
+    expect(await q.redis.zcard(q.key.leases)).toBe(0);
     // claimable again, by anyone
     expect(idOf(await q.engine('etw').search())).toBe(idOf(left[0]));
   });

@@ -62,21 +62,21 @@ describe('create: the lean path and the general one agree', () => {
 
   it('in a plain queue', async () => {
     const { a } = await both();
-    expect(await a.redis.exists(`${a.prefix}:features`)).toBe(0);
+    expect(await a.redis.exists(a.key.features)).toBe(0);
   });
 
   it('with a parked slot to wake (parked-slots)', async () => {
     const { a } = await both(async (q, eon) => {
       await searchFor(eon, filterList([]), [], { slot: 's1', forMs: 60_000 });
     });
-    expect(await a.redis.hlen(`${a.prefix}:parked-slots`)).toBe(0); // woken by the first create
+    expect(await a.redis.hlen(a.key['parked-slots'])).toBe(0); // woken by the first create
   });
 
   it('with a known filter and its parked slot (filters)', async () => {
     const { a } = await both(async (q, eon) => {
       await searchFor(eon, filterList([{ meta: { n: 'c' } }]), [], { slot: 's1', forMs: 60_000 });
     });
-    expect(await a.redis.hlen(`${a.prefix}:parked-slots`)).toBe(0); // woken by task c
+    expect(await a.redis.hlen(a.key['parked-slots'])).toBe(0); // woken by task c
   });
 
   it('while someone reads the events stream (events)', async () => {
@@ -92,7 +92,7 @@ describe('create: the lean path and the general one agree', () => {
     const { a } = await both(async (q, eon) => {
       await eon.create({ meta: { k: 'leaf' }, root: { n: 'b' } });
     });
-    expect(await a.redis.zcard(`${a.prefix}:meta-tasks`)).toBeGreaterThan(0); // b listed by its meta
+    expect(await a.redis.zcard(a.key['meta-tasks'])).toBeGreaterThan(0); // b listed by its meta
   });
 
   it('with listed meta keys (metaIndexes: watched)', async () => {
@@ -101,15 +101,15 @@ describe('create: the lean path and the general one agree', () => {
         false,
       );
     });
-    expect(await a.redis.zcard(`${a.prefix}:meta-tasks`)).toBe(plainTasks.length);
+    expect(await a.redis.zcard(a.key['meta-tasks'])).toBe(plainTasks.length);
   });
 
   it('after a feature whose key is gone: the stale field is cleared, the path is lean', async () => {
     const { a, b } = await both(async (q) => {
-      await q.redis.hset(`${q.prefix}:features`, 'filters', '1', 'events', '1');
+      await q.redis.hset(q.key.features, 'filters', '1', 'events', '1');
     });
-    expect(await a.redis.hgetall(`${a.prefix}:features`)).toEqual({});
-    expect(await b.redis.hgetall(`${b.prefix}:features`)).toEqual({ filters: '1', events: '1' });
+    expect(await a.redis.hgetall(a.key.features)).toEqual({});
+    expect(await b.redis.hgetall(b.key.features)).toEqual({ filters: '1', events: '1' });
   });
 });
 
@@ -133,7 +133,7 @@ describe('create: the lean form', () => {
     const before = await queueContents(q.redis, q.prefix);
     expect(await run(context, 'create', args)).toBe(id);
     expect(await queueContents(q.redis, q.prefix)).toEqual(before);
-    expect(await q.redis.zrange(`${q.prefix}:ready`, 0, -1)).toEqual([id]);
+    expect(await q.redis.zrange(q.key.ready, 0, -1)).toEqual([id]);
   });
 
   it('is taken only by plain tasks (leanCreatable)', () => {

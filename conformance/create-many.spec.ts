@@ -9,7 +9,7 @@ import { encodeStored } from '../lib/task/codec.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { expectUnchanged, queueContents } from './harness/queue-state.js';
-import { useQueue, type TestQueue } from './harness/queue.js';
+import { idOf, useQueue, type TestQueue } from './harness/queue.js';
 
 // engine.createMany stores many tasks, one create-many.lua call per chunk:
 // the queue ends as after a create of each task in turn (docs/semantics.md
@@ -27,8 +27,6 @@ const mixed: Task[] = [
   { meta: { n: 'wild' }, root: { n: '*', o: 'x' } },
   { meta: { n: 'c' } },
 ];
-
-const idOf = (task: Task) => task.core?.[Label.Object] ?? '';
 
 describe('engine.createMany', () => {
   const many = useQueue('2023-10-20T00:00:01Z');
@@ -72,21 +70,21 @@ describe('engine.createMany', () => {
         await searchFor(eon, filterList([]), [], { slot: 's1', forMs: 60_000 });
       },
     );
-    expect(await a.redis.hlen(`${a.prefix}:parked-slots`)).toBe(0); // the slot was woken
+    expect(await a.redis.hlen(a.key['parked-slots'])).toBe(0); // the slot was woken
   });
 
   it('stores more tasks than a chunk holds, in order, one call a chunk', async () => {
     const q = many();
     const count = 2 * createManyChunk + 7;
     const tasks = Array.from({ length: count }, (_, n) => ({ meta: { n: String(n) } }));
-    const before = Number((await q.redis.get(`${q.prefix}:sequence`)) ?? '0');
+    const before = Number((await q.redis.get(q.key.sequence)) ?? '0');
     const stored = await q.engine('eon').createMany(tasks);
     expect(stored.map((task) => task.meta?.['n'])).toEqual(tasks.map((task) => task.meta.n));
     expect(new Set(stored.map(idOf)).size).toBe(count);
     expect(stored.map(idOf)).toEqual([...stored.map(idOf)].sort());
-    expect(Number(await q.redis.get(`${q.prefix}:sequence`))).toBe(before + count);
+    expect(Number(await q.redis.get(q.key.sequence))).toBe(before + count);
     // one kept answer a chunk: the last chunk's request holds its ids
-    const kept = Object.values(await q.redis.hgetall(`${q.prefix}:requests`));
+    const kept = Object.values(await q.redis.hgetall(q.key.requests));
     expect(kept).toHaveLength(1);
     expect(
       kept[0]?.endsWith(
@@ -166,6 +164,6 @@ describe('engine.createMany', () => {
     const before = await queueContents(q.redis, q.prefix);
     expect(await run(context, 'createMany', args)).toBe(answer);
     expect(await queueContents(q.redis, q.prefix)).toEqual(before);
-    expect(await q.redis.zrange(`${q.prefix}:ready`, 0, -1)).toEqual(String(answer).split(','));
+    expect(await q.redis.zrange(q.key.ready, 0, -1)).toEqual(String(answer).split(','));
   });
 });

@@ -11,7 +11,7 @@ import { useQueue, type TestQueue } from './harness/queue.js';
 
 /** The fields of `features`, and the optional keys that exist. */
 async function featuresAndKeys(q: TestQueue): Promise<{ fields: string[]; keys: string[] }> {
-  const fields = Object.keys(await q.redis.hgetall(`${q.prefix}:features`)).sort();
+  const fields = Object.keys(await q.redis.hgetall(q.key.features)).sort();
   const present = new Set((await q.keys()).map((key) => key.slice(q.prefix.length + 1)));
   return { fields, keys: featureKeys.filter((name) => present.has(name)).sort() };
 }
@@ -63,7 +63,7 @@ describe('the features hash', () => {
   it('is made anew by repair from the keys, an old queue without it included', async () => {
     const q = queue();
     await busyQueue(q);
-    await q.redis.del(`${q.prefix}:features`);
+    await q.redis.del(q.key.features);
     await q.engine('etw').repair();
     const { fields, keys } = await featuresAndKeys(q);
     expect(keys.length).toBeGreaterThan(5);
@@ -75,6 +75,6 @@ describe('the features hash', () => {
     const eon = q.engine('eon');
     await eon.create({ meta: { k: 'a' } });
     await eon.create({ meta: { k: 'b' } });
-    expect(await q.redis.exists(`${q.prefix}:features`)).toBe(0);
+    expect(await q.redis.exists(q.key.features)).toBe(0);
   });
 });

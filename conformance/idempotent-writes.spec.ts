@@ -115,7 +115,7 @@ describe('a write whose reply was lost', () => {
       ['b', 'eon'],
       ['c', undefined],
     ]);
-    expect(await q.redis.hget(`${q.prefix}:owners`, 'eon')).toBe('2');
+    expect(await q.redis.hget(q.key.owners, 'eon')).toBe('2');
   });
 
   it('delete-search cut by its step time: the entries it left come again, and each completes once', async () => {

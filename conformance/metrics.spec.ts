@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Registry } from 'prom-client';
 import { registerMetrics } from '../lib/metrics/index.js';
 import { TaskMetaEmptyError, TaskNotFoundError } from '../lib/errors.js';
@@ -266,6 +267,34 @@ describe('registerMetrics: a worker', () => {
 
 describe('registerMetrics: registration', () => {
   const queue = useWorkerQueue();
+
+  it('registers the metrics of docs/observability.md’s table, with their types and labels', async () => {
+    const page = readFileSync(new URL('../docs/observability.md', import.meta.url), 'utf8');
+    const documented = page
+      .split('\n')
+      .filter((line) => line.startsWith('| `rescue_'))
+      .map((line) => line.split('|').map((cell) => cell.trim()))
+      .map(([, name = '', type = '', labels = '']) => ({
+        name: name.replaceAll('`', ''),
+        type,
+        // the task labels are the allow-list's (taskLabels), none by default
+        labels: [...labels.matchAll(/`([a-z_]+)`/g)].map((match) => match[1]).sort(),
+      }));
+    const registry = new Registry();
+    registerMetrics(queue().engine('one'), registry);
+    const types = new Map(
+      (await registry.getMetricsAsJSON()).map((metric) => [metric.name, String(metric.type)]),
+    );
+    const registered = registry.getMetricsAsArray().map((metric) => {
+      const { name, labelNames = [] } = metric as unknown as {
+        name: string;
+        labelNames?: string[];
+      };
+      return { name, type: types.get(name), labels: [...labelNames].sort() };
+    });
+    const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+    expect(documented.sort(byName)).toEqual(registered.sort(byName));
+  });
 
   it('stops counting once unregistered, and drops the queue from the gauges', async () => {
     const q = queue();

@@ -35,7 +35,7 @@ describe('payload', () => {
     expect(JSON.stringify(claimed?.payload)).toBe(JSON.stringify(argument.payload));
     const [listed] = await eon.lister({ meta });
     expect(JSON.stringify(listed?.payload)).toBe(JSON.stringify(argument.payload));
-    const record = await queue().redis.hget(`${queue().prefix}:tasks`, idOf(created));
+    const record = await queue().redis.hget(queue().key.tasks, idOf(created));
     expect(JSON.parse(record ?? '{}')).toMatchObject({ payload: JSON.stringify(argument.payload) });
   });
 

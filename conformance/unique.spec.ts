@@ -4,7 +4,7 @@ import { TaskCronError, TaskGateError, TaskLimitError } from '../lib/errors.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { expectUnchanged } from './harness/queue-state.js';
-import { useQueue } from './harness/queue.js';
+import { idOf, useQueue } from './harness/queue.js';
 import { until, useWorkerQueue, within } from './harness/worker.js';
 
 // Unique tasks (docs/semantics.md §3.11): no two tasks of a queue hold the
@@ -14,7 +14,6 @@ import { until, useWorkerQueue, within } from './harness/worker.js';
 
 const meta = { kind: 'sync-account' };
 const key = 'account-42';
-const idOf = (task: Task | undefined) => task?.core?.[Label.Object] ?? '';
 
 describe('create with unique', () => {
   const queue = useQueue('2023-10-20T00:00:00Z');
@@ -58,7 +57,7 @@ describe('create with unique', () => {
     const ids = new Set<string>();
     const create = async () => {
       // the task that ended gave the key back (not only found gone at the next create)
-      expect(await q.redis.hlen(`${q.prefix}:unique`)).toBe(0);
+      expect(await q.redis.hlen(q.key.unique)).toBe(0);
       const answer = await eon.create({ meta }, { unique: { key } });
       expect(answer.action).toBe('created');
       ids.add(answer.id);
@@ -88,11 +87,11 @@ describe('create with unique', () => {
       id: first.id,
       task: undefined,
     });
-    expect(await q.redis.zcard(`${q.prefix}:unique-expiry`)).toBe(1);
+    expect(await q.redis.zcard(q.key['unique-expiry'])).toBe(1);
     q.clock.advance(1);
     await eon.expire();
-    expect(await q.redis.hlen(`${q.prefix}:unique`)).toBe(0);
-    expect(await q.redis.zcard(`${q.prefix}:unique-expiry`)).toBe(0);
+    expect(await q.redis.hlen(q.key.unique)).toBe(0);
+    expect(await q.redis.zcard(q.key['unique-expiry'])).toBe(0);
     expect((await eon.create({ meta }, { unique: { key } })).action).toBe('created');
   });
 
@@ -211,7 +210,7 @@ describe('create with unique, and a worker', () => {
       'the queue drained',
     );
     // held for its ttl: the completion recorded when the hold ends
-    expect(await q.redis.zcard(`${q.prefix}:unique-expiry`)).toBe(1);
+    expect(await q.redis.zcard(q.key['unique-expiry'])).toBe(1);
     expect((await eon.create({ meta }, { unique: { key } })).action).toBe('skipped');
   });
 });

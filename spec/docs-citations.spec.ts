@@ -71,6 +71,14 @@ describe('citations of docs/semantics.md', () => {
     expect(full.length).toBeGreaterThan(50);
   });
 
+  it('names docs/semantics.md in every file that cites a section', () => {
+    const citing = new Set(hits(/§\d/g).map((hit) => hit.file));
+    const unnamed = [...citing].filter(
+      (file) => !readFileSync(join(root, file), 'utf8').includes('docs/semantics.md'),
+    );
+    expect(unnamed).toEqual([]);
+  });
+
   it('cites no file outside the repository and no bare "semantics N.N"', () => {
     const spec = 'spec/' + 'semantics.md';
     const api = 'spec/' + 'api.md';

@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { dashboardDefaults, tokenLeast } from '../lib/dashboard/options.js';
-import { engineDefaults } from '../lib/engine/options.js';
+import {
+  dashboardDefaults,
+  resolveDashboardOptions,
+  tokenLeast,
+} from '../lib/dashboard/options.js';
+import { keyNames, queueKeys, watchChannel } from '../lib/engine/keys.js';
+import { engineDefaults, resolveEngineOptions } from '../lib/engine/options.js';
 import { errorByCode } from '../lib/errors.js';
 import { Label } from '../lib/task/label.js';
 import { limits } from '../lib/task/limits.js';
@@ -72,6 +77,11 @@ describe('docs/reference.md', () => {
     );
   });
 
+  it('lists every engine option, and no other', () => {
+    const rows = table('Engine options').map(([name = '']) => code(name));
+    expect(rows.sort()).toEqual(Object.keys(resolveEngineOptions()).sort());
+  });
+
   it('gives the engine options their defaults', () => {
     const rows = new Map(
       table('Engine options').map(([name = '', value = '']) => [code(name), value]),
@@ -110,6 +120,14 @@ describe('docs/reference.md', () => {
     expect(documented).toEqual({ ...workerDefaults });
   });
 
+  it('lists every dashboard option in docs/dashboard.md, and no other', () => {
+    const rows = table('Options', read('docs/dashboard.md')).map(([name = '']) => code(name));
+    // hostsGiven is the resolver's own note (was allowedHosts given?), not an option
+    const { hostsGiven, ...resolved } = resolveDashboardOptions({});
+    expect(typeof hostsGiven).toBe('boolean');
+    expect(rows.sort()).toEqual(Object.keys(resolved).sort());
+  });
+
   it('gives the dashboard options of docs/dashboard.md their defaults', () => {
     const rows = new Map(
       table('Options', read('docs/dashboard.md')).map(([name = '', value = '', meaning = '']) => [
@@ -124,5 +142,24 @@ describe('docs/reference.md', () => {
     expect(number(cell('pollInterval'))).toBe(dashboardDefaults.pollInterval);
     expect(number(cell('history')) * 60_000).toBe(dashboardDefaults.history);
     expect(rows.get('token')?.meaning).toContain(`${tokenLeast} characters`);
+  });
+});
+
+describe('docs/redis-layout.md', () => {
+  it('describes every key and channel of lib/engine/keys.ts, and no other', () => {
+    const page = read('docs/redis-layout.md');
+    const documented = page
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .flatMap((line) => [...(line.split('|')[1] ?? '').matchAll(/`([^`]+)`/g)])
+      .map((match) => match[1] ?? '');
+    const keys = queueKeys('q');
+    const name = (key: string) => key.slice(keys.prefix.length + 1);
+    const built = [
+      ...keyNames,
+      ...[keys.progress, keys.workers, keys.worker('<worker>'), keys.expireLock, keys.tickerLock],
+      watchChannel(keys, '<id>'),
+    ].map((key) => (key.startsWith(keys.prefix) ? name(key) : key));
+    expect([...new Set(documented)].sort()).toEqual([...new Set(built)].sort());
   });
 });

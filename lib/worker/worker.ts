@@ -30,6 +30,7 @@ import type { Task } from '../task/task.js';
 import { formatTime } from '../task/time.js';
 import { handlerPolicy, readHandlers, requireEngine } from './arguments.js';
 import { Attempt } from './attempt.js';
+import { settle, type AttemptEnd } from './settle.js';
 import { BackgroundLoop } from './background.js';
 import { Claims } from './batch.js';
 import { Completions } from './completions.js';
@@ -550,8 +551,88 @@ export class Worker extends EventEmitter<WorkerEvents> {
       if (begun !== true && !(await begun)) return undefined;
     }
     const started = performance.now();
-    let failure: { error: unknown } | undefined;
-    let outcome = '';
+    const { end, timedOut } = await this.runAttempt(
+      task,
+      handler,
+      ensureContext,
+      attempt,
+      controller,
+      lease,
+    );
+    const durationMs = performance.now() - started;
+    if (context.observers.size > 0) {
+      const failed = end.kind === 'rejected';
+      notify(context, (observer) => observer.handled?.(task, durationMs, failed));
+    }
+    const settlement = settle({
+      end,
+      cancelled: this.cancelled.delete(id),
+      leaseLost: lease?.lost === true,
+      timedOut,
+      aborted: controller.isAborted,
+      owned,
+      closed: this.closedBy !== undefined,
+      stopCause: this.closedBy ?? this.graceError,
+    });
+    switch (settlement.kind) {
+      case 'dropped': // gone from the queue: nothing to keep
+        return undefined;
+      case 'lost':
+        if (settlement.failed) this.failed(task, settlement.error);
+        return undefined;
+      case 'timedOut':
+        // the task stays owned until its lease ends, and expire offers it
+        // again one cycle more
+        this.failed(task, settlement.error);
+        if (settlement.record) {
+          const fields = attempt.failed(this.engine.worker, settlement.error);
+          await this.recordFailure(task, 'timeout', fields);
+        }
+        return undefined;
+      case 'cutShort':
+        // the work was cut short, so the task goes back to the queue (no
+        // cycle) instead of being deleted or held until its lease ends; after
+        // engine.close() there is no connection to give it back on. The
+        // attempt is kept with it: a handler ran (run's acceptTimeout asks)
+        this.failed(task, settlement.error);
+        if (settlement.release)
+          await this.release(task, attempt.failed(this.engine.worker, settlement.error));
+        return undefined;
+      case 'failed':
+        this.failed(task, settlement.error);
+        // for `rescue tail`: the script events cannot know of a failure
+        recordFailedEvent(engineContext(this.engine), id, settlement.error).catch(
+          (error: unknown) => this.report(error),
+        );
+        if (settlement.settle)
+          await this.settleFailure(
+            task,
+            handler,
+            attempt.failed(this.engine.worker, settlement.error),
+            settlement.error,
+          );
+        return undefined;
+      case 'completed':
+        return this.complete(task, slot, lease, durationMs, settlement.fields, attempt.children());
+    }
+  }
+
+  /**
+   * runAttempt runs the handler's ensure once, under its timeout (which
+   * aborts the signal), and answers how it ended; the worker no longer runs
+   * the task afterwards (forget). What becomes of the task is settle()'s.
+   */
+  private async runAttempt(
+    task: Task,
+    handler: Handler,
+    ensureContext: EnsureContext,
+    attempt: Attempt,
+    controller: LazyAbort,
+    lease: Lease | undefined,
+  ): Promise<{ end: AttemptEnd; timedOut: TaskTimeoutError | undefined }> {
+    const context = engineContext(this.engine);
+    const id = task.core?.[Label.Object] ?? '';
+    let end: AttemptEnd;
     const timeout = handlerTimeout(handler, task);
     let timedOut: TaskTimeoutError | undefined;
     const timer =
@@ -569,58 +650,14 @@ export class Worker extends EventEmitter<WorkerEvents> {
         ? handler.ensure(task, ensureContext)
         : runEnsure(context, task, () => handler.ensure(task, ensureContext)));
       // a result that cannot be kept with the outcome fails the attempt
-      outcome = attempt.completed(result);
+      end = { kind: 'resolved', fields: attempt.completed(result) };
     } catch (error) {
-      failure = { error };
+      end = { kind: 'rejected', error };
     } finally {
       clearTimeout(timer);
       this.forget(id, lease);
     }
-    const durationMs = performance.now() - started;
-    if (context.observers.size > 0) {
-      notify(context, (observer) => observer.handled?.(task, durationMs, failure !== undefined));
-    }
-    if (this.cancelled.delete(id)) return undefined; // gone from the queue: nothing to keep
-    if (lease?.lost === true) {
-      if (failure !== undefined) this.failed(task, failure.error);
-      return undefined;
-    }
-    if (timedOut !== undefined) {
-      // the attempt failed, whatever ensure answered: the task stays owned
-      // until its lease ends, and expire offers it again one cycle more
-      this.failed(task, timedOut);
-      if (owned)
-        await this.recordFailure(task, 'timeout', attempt.failed(this.engine.worker, timedOut));
-      return undefined;
-    }
-    if (controller.isAborted) {
-      // stop()'s grace period ran out: whatever ensure answered, the work was
-      // cut short, so the task goes back to the queue (no cycle) instead of
-      // being deleted or held until its lease ends
-      const error = failure?.error ?? this.closedBy ?? this.graceError;
-      this.failed(task, error);
-      // after engine.close() there is no connection to give it back on; the
-      // attempt is kept with it: a handler ran (run's acceptTimeout asks)
-      if (owned && this.closedBy === undefined)
-        await this.release(task, attempt.failed(this.engine.worker, error));
-      return undefined;
-    }
-    if (failure !== undefined) {
-      this.failed(task, failure.error);
-      // for `rescue tail`: the script events cannot know of a failure
-      recordFailedEvent(engineContext(this.engine), id, failure.error).catch((error: unknown) =>
-        this.report(error),
-      );
-      if (owned)
-        await this.settleFailure(
-          task,
-          handler,
-          attempt.failed(this.engine.worker, failure.error),
-          failure.error,
-        );
-      return undefined;
-    }
-    return this.complete(task, slot, lease, durationMs, outcome, attempt.children());
+    return { end, timedOut };
   }
 
   /**

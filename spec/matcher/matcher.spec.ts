@@ -86,7 +86,7 @@ describe('all', () => {
   });
 });
 
-// §2.2 as tables: each row names the labels, the key patterns and the result.
+// docs/semantics.md §2.2 as tables: each row names the labels, the key patterns and the result.
 interface SelectCase {
   name: string;
   labels: Labels;

@@ -12,7 +12,7 @@ import {
 const DAY_MS = 86_400_000;
 
 describe('calendar arithmetic', () => {
-  it('counts days from 1970-01-01 (dn of §4.3)', () => {
+  it('counts days from 1970-01-01 (dn of docs/semantics.md §4.3)', () => {
     expect(daysFromCivil(1970, 1, 1)).toBe(0);
     expect(daysFromCivil(1970, 1, 5)).toBe(4); // the week grid's Monday
     expect(daysFromCivil(2023, 9, 28)).toBe(19628); // C09

@@ -20,7 +20,7 @@ function neighbours(expression: string, at: string): [string, string] {
   return [text(before), text(after)];
 }
 
-describe('grids on the local calendar (§4.3)', () => {
+describe('grids on the local calendar (docs/semantics.md §4.3)', () => {
   it('include a point equal to the local date-time in atOrBefore, never in after', () => {
     expect(neighbours('hour', '2023-09-28T14:00:00')).toEqual([
       '2023-09-28T14:00:00Z',

@@ -1,4 +1,4 @@
-// Shared by the schedule specs: instants written the way §4.7 writes them.
+// Shared by the schedule specs: instants written the way docs/semantics.md §4.7 writes them.
 
 /** text writes an instant as formatTime does: UTC, milliseconds only when not zero. */
 export function text(date: Date | number): string {

@@ -1,7 +1,7 @@
-// A second, slower reading of §4.3 and §4.4 for the property tests, written
-// straight from the spec's formulas (dn, mn, mi) and from luxon, without
-// lib/schedule's grid, zone or search code. Only cron fields are matched with
-// cron-parser, as the spec prescribes.
+// A second, slower reading of docs/semantics.md §4.3 and §4.4 for the
+// property tests, written straight from its formulas (dn, mn, mi) and from
+// luxon, without lib/schedule's grid, zone or search code. Only cron fields
+// are matched with cron-parser, as §4 prescribes.
 
 import { CronExpressionParser, type CronExpression } from 'cron-parser';
 import { IANAZone } from 'luxon';

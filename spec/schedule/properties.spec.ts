@@ -199,9 +199,9 @@ function firstTransition(zone: string, from: number): number | undefined {
 }
 
 /**
- * expectLawfulTicks asserts every property of §4.4 for one expression and instant,
- * against the oracle: ticks on either side of now, whole minutes (whole
- * seconds for expressions in seconds), each the
+ * expectLawfulTicks asserts every property of docs/semantics.md §4.4 for
+ * one expression and instant, against the oracle: ticks on either side of
+ * now, whole minutes (whole seconds for expressions in seconds), each the
  * first occurrence of a grid point's wall-clock time or the end of a gap
  * holding one, no point resolving strictly between them except now itself,
  * and the next call picking up where this one ends.

@@ -18,7 +18,7 @@ function upcoming(expression: string, from: string, count: number): string[] {
   return ticks;
 }
 
-describe('schedule: the grids of §4.3', () => {
+describe('schedule: the grids of docs/semantics.md §4.3', () => {
   it('runs `7 minutes` through the top of the hour and the year end', () => {
     expect(upcoming('7 minutes', '2023-09-28T14:45:00Z', 4)).toEqual([
       '2023-09-28T14:49:00Z',

@@ -11,7 +11,7 @@ function resolved(zone: string, wallClock: string): string {
   return text(resolve(local(wallClock), timeZone(zone)));
 }
 
-describe('resolve: local date-time to instant (§4.4)', () => {
+describe('resolve: local date-time to instant (docs/semantics.md §4.4)', () => {
   it.each([
     // occurs once
     ['UTC', '2023-09-28T14:23:00', '2023-09-28T14:23:00Z'],
