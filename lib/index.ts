@@ -18,7 +18,7 @@ export type { CreateOptions } from './engine/create.js';
 export type { UniqueOptions, UniqueCreate } from './engine/unique.js';
 export type { ScheduleResult } from './engine/named-schedule.js';
 export type { WaitOptions, RunOptions } from './engine/wait.js';
-export type { Outcome } from './engine/outcome.js';
+export type { Outcome, OutcomeError } from './engine/outcome.js';
 export type { OutcomeState, TaskState, TaskPageState } from './task/state.js';
 // eslint-disable-next-line @typescript-eslint/no-deprecated -- kept for code written against 0.1.0
 export type { TaskStatusState } from './task/state.js';
