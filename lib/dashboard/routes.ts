@@ -15,6 +15,7 @@ import type { LiveFeed } from './live.js';
 import type { ResolvedDashboardOptions } from './options.js';
 import { createPage } from './pages/create.js';
 import { eventsPage } from './pages/events.js';
+import { finishedPage } from './pages/finished.js';
 import type { PageDeps } from './pages/deps.js';
 import { overviewPage } from './pages/overview.js';
 import { taskPage } from './pages/task.js';
@@ -139,6 +140,10 @@ export function dashboardApp(state: DashboardState): Hono {
       done: c.req.query('done'),
     });
     return render(c, d.context, page);
+  });
+  app.get('/finished', async (c) => {
+    const d = deps(c);
+    return render(c, d.context, await finishedPage(d, c.req.query('state')));
   });
   app.get('/task/:id', async (c) => {
     const d = deps(c);
