@@ -1,4 +1,4 @@
-// A task as one row of a list: id, kind, meta, owner, cycles, due time.
+// A task as one row of a list: id, state, meta, owner, cycles, due time.
 import { taskFacts } from '../../task/facts.js';
 import type { Task } from '../../task/task.js';
 import { html, type Html } from '../html.js';
@@ -14,7 +14,7 @@ export function taskTable(context: PageContext, tasks: readonly Task[], empty: s
     <thead>
       <tr>
         <th>id</th>
-        <th>kind</th>
+        <th>state</th>
         <th>meta</th>
         <th>owner</th>
         <th class="number">cycles</th>
