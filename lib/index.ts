@@ -29,6 +29,7 @@ export type { QueueStats, OwnerCount } from './engine/stats.js';
 export type { WorkerPresence } from './engine/presence.js';
 export type { QueueEvent, QueueEventKind, QueueEventsOptions } from './engine/events.js';
 export type { TaskPage, TaskPageOptions } from './engine/page.js';
+export type { BulkOptions, BulkResult } from './engine/bulk.js';
 export { defineTask } from './typed/define-task.js';
 export type {
   TaskDefinition,
