@@ -22,8 +22,8 @@ describe('dead letters', () => {
   async function deadLetters(engine: Engine, kind: string, count: number): Promise<string[]> {
     const handler: Handler = {
       filter: (task) => task.meta?.['kind'] === kind,
-      ensure: (_task, { log }) => {
-        log('about to fail');
+      ensure: (_task, context) => {
+        context.log('about to fail');
         return Promise.reject(new UnrecoverableError(`no such customer (${kind})`));
       },
     };

@@ -5,7 +5,13 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { Engine } from '../engine/engine.js';
-import { createAction, cyclesAction, deleteAction, type ActionResult } from './actions.js';
+import {
+  bulkAction,
+  createAction,
+  cyclesAction,
+  deleteAction,
+  type ActionResult,
+} from './actions.js';
 import { asset } from './assets.js';
 import { authorized, authRequired, tokenCookie, tokenMatches } from './auth.js';
 import { csrfCookie, csrfPasses, csrfToken, newSeed, sameOrigin } from './csrf.js';
@@ -202,6 +208,10 @@ export function dashboardApp(state: DashboardState): Hono {
   app.post(
     '/task/:id/cycles',
     action((d, c) => cyclesAction(d, c.req.param('id') ?? '')),
+  );
+  app.post(
+    '/tasks/bulk',
+    action((d, _c, form) => bulkAction(d, form)),
   );
   app.post(
     '/create',
