@@ -121,13 +121,13 @@ describe('the dashboard when tasks fail', () => {
     const report = await halt('report');
     const readOnly = new Client(dashboard(engine));
     expect((await readOnly.page('/tasks?state=halted')).text).not.toContain('data-action="bulk-');
-    const fields = { action: 'reset', state: 'halted', query: 'kind=mail' };
+    const fields = { action: 'reset', 'bulk-state': 'halted', 'bulk-query': 'kind=mail' };
     expect((await readOnly.post('/tasks/bulk', fields)).status).toBe(403);
 
     const client = new Client(dashboard(engine, { write: true }));
     const list = (await client.page('/tasks?state=halted&query=kind%3Dmail')).text;
     expect(list).toContain('data-action="bulk-reset"');
-    expect(list).toContain('value="kind=mail"');
+    expect(list).toContain('name="bulk-query" value="kind=mail"');
     expect((await client.post('/tasks/bulk', { ...fields, csrf: 'forged' })).status).toBe(403);
     expect((await engine.stats()).halted).toBe(3);
 
@@ -144,15 +144,15 @@ describe('the dashboard when tasks fail', () => {
     await client.page('/tasks?state=halted');
     const removed = await client.post('/tasks/bulk', {
       action: 'remove',
-      state: 'halted',
-      query: '',
+      'bulk-state': 'halted',
+      'bulk-query': '',
     });
     expect(await removed.text()).toContain('Removed 1 task of halted.');
     expect(await engine.status(report)).toMatchObject({ state: 'removed' });
     const wrong = await client.post('/tasks/bulk', {
       action: 'explode',
-      state: 'halted',
-      query: '',
+      'bulk-state': 'halted',
+      'bulk-query': '',
     });
     expect(wrong.status).toBe(400);
     expect((await engine.stats()).claimable).toBe(2);

@@ -106,8 +106,8 @@ export async function bulkAction(
 ): Promise<ActionResult> {
   const text = (name: string) => (typeof form[name] === 'string' ? form[name] : '');
   const verb = text('action');
-  const state = text('state');
-  const queryText = text('query');
+  const state = text('bulk-state');
+  const queryText = text('bulk-query');
   const back = `${deps.context.base}/tasks?${new URLSearchParams({ state, ...(queryText === '' ? {} : { query: queryText }) }).toString()}`;
   if (!Object.hasOwn(bulkVerbs, verb) || !isTaskPageState(state))
     return {

@@ -129,8 +129,8 @@ function bulkForms(context: PageContext, state: TaskPageState, queryText: string
     >
       ${csrfField(context)}
       <input type="hidden" name="action" value="${action}" />
-      <input type="hidden" name="state" value="${state}" />
-      <input type="hidden" name="query" value="${queryText}" />
+      <input type="hidden" name="bulk-state" value="${state}" />
+      <input type="hidden" name="bulk-query" value="${queryText}" />
       <button type="submit" class="${danger ? 'danger' : ''}">${label}</button>
     </form>`;
   return html`<section class="bulk">
