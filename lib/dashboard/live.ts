@@ -262,7 +262,7 @@ const eventLabelsMost = 3;
 const eventValueMost = 40;
 
 /** labelText writes the first meta labels of a task as `key=value key=value`. */
-export function labelText(task: Task): string {
+function labelText(task: Task): string {
   return Object.entries(task.meta ?? {})
     .slice(0, eventLabelsMost)
     .map(
