@@ -13,7 +13,7 @@ export type { Ticks } from './schedule/index.js';
 export type { Clock } from './clock.js';
 export { Engine } from './engine/engine.js';
 export type { Durability, EngineOptions } from './engine/options.js';
-export type { RetryPolicy } from './worker/retry.js';
+export type { RetryPolicy } from './engine/retry-policy.js';
 export type { CreateOptions } from './engine/create.js';
 export type { UniqueOptions, UniqueCreate } from './engine/unique.js';
 export type { ScheduleResult } from './engine/named-schedule.js';

@@ -5,6 +5,7 @@ import { requireFinite, requireFunction, requireInteger, type Bounds } from '../
 import { describe, reason } from '../task/describe.js';
 import { isExactKey } from '../task/pattern.js';
 import { limits } from '../task/limits.js';
+import { readRetryPolicy, type ResolvedRetryPolicy, type RetryPolicy } from './retry-policy.js';
 
 /** EngineOptions configures an Engine; every option has a default. */
 export interface EngineOptions {
@@ -117,6 +118,14 @@ export interface EngineOptions {
    * @defaultValue 5 000
    */
   connectTimeout?: number;
+  /**
+   * The retry policy of the handlers of this engine's Workers that have none
+   * of their own, when the Worker has no `retry` option either (see
+   * RetryPolicy): what happens when a handler's ensure rejects. A task's
+   * core `retry` label wins over all three. None: a failed task waits for
+   * its lease to end, as in the Go original.
+   */
+  retry?: RetryPolicy;
 }
 
 /** Durability: when a write counts as done (the `durability` option). */
@@ -159,6 +168,7 @@ export interface ResolvedEngineOptions {
   readonly durability: Durability;
   readonly durabilityTimeout: number;
   readonly connectTimeout: number;
+  readonly retry: ResolvedRetryPolicy | undefined;
 }
 
 /** The longest durabilityTimeout: a write that waits longer for a replica has no replica to wait for. */
@@ -195,6 +205,7 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
   const durability = given.durability ?? engineDefaults.durability;
   const durabilityTimeout = given.durabilityTimeout ?? engineDefaults.durabilityTimeout;
   const connectTimeout = given.connectTimeout ?? engineDefaults.connectTimeout;
+  const retry = readRetryPolicy(given.retry, 'Engine option "retry"');
   requireName('queue', queue, limits.keyBytes);
   // `{<queue>}` is the Redis Cluster hash tag of the queue's keys: a `}` would
   // end it early, and a leading one would leave it empty (keys in many slots)
@@ -237,6 +248,7 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
     durability,
     durabilityTimeout,
     connectTimeout,
+    retry,
   });
 }
 
@@ -263,6 +275,7 @@ function readOptions(options: unknown): EngineOptions {
       'durability',
       'durabilityTimeout',
       'connectTimeout',
+      'retry',
     ] as const;
     return Object.fromEntries(names.map((name) => [name, source[name]]));
   } catch (error) {
