@@ -114,6 +114,34 @@ describe('dead letters', () => {
     expect((await eon.tasks({ state: 'all' })).tasks.map(idOf)).toEqual([idOf(other)]);
   });
 
+  it('keeps the outcome of a halt for failedOutcomeRetention, apart from the other outcomes', async () => {
+    const q = queue();
+    const options = { outcomeRetention: 1_000, failedOutcomeRetention: 60_000 };
+    const eon = q.engine('eon', options);
+    const [unrecoverable = ''] = await deadLetters(eon, 'mail', 1); // halted by the worker (retry.lua)
+    const revoked = await eon.create({ core: { [Label.Cancel]: '1' }, meta: { kind: 'lease' } });
+    await q.engine('claimer', { ...options, expiry: 1_000 }).search({ meta: { kind: 'lease' } });
+    const done = await eon.create({ meta: { kind: 'done' } });
+    await eon.delete((await q.engine('owner', options).search({ meta: { kind: 'done' } })) ?? {});
+    q.clock.advance(1_500);
+    await eon.expire(); // the lease ended: the breaker halts it (expire.lua)
+    expect(await eon.status(idOf(revoked))).toMatchObject({
+      state: 'halted',
+      outcome: { state: 'failed' },
+    });
+    q.clock.advance(2_000);
+    await eon.expire();
+    expect(await eon.status(idOf(done))).toBeUndefined(); // 1 s: gone
+    const page = await eon.tasks({ state: 'halted' });
+    expect(Object.keys(page.outcomes ?? {}).sort()).toEqual([unrecoverable, idOf(revoked)].sort());
+    q.clock.advance(60_000);
+    await eon.expire();
+    expect((await eon.tasks({ state: 'halted' })).outcomes).toEqual({});
+    expect(() => q.engine('bad', { failedOutcomeRetention: -1 })).toThrow(
+      /Engine option "failedOutcomeRetention"/,
+    );
+  });
+
   it('refuses a remove or cancel without a query or a state, and a state or most it does not know', async () => {
     const eon = queue().engine('eon');
     await expect(eon.removeTasks({})).rejects.toThrow(/give a "query", or a "state"/);

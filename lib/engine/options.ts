@@ -48,6 +48,13 @@ export interface EngineOptions {
    */
   outcomeRetention?: number;
   /**
+   * How long the outcome of a task the circuit breaker halts (`failed` or
+   * `timeout`: its last attempt's error, stack and log) is kept, in ms,
+   * apart from the other outcomes; 0 keeps none. At most 100 years.
+   * @defaultValue outcomeRetention
+   */
+  failedOutcomeRetention?: number;
+  /**
    * How many outcome records the queue keeps at most: writing one beyond it
    * drops those closest to their end. A positive integer, at most 10,000,000.
    * @defaultValue 10 000
@@ -160,6 +167,7 @@ export interface ResolvedEngineOptions {
   readonly expiry: number;
   readonly cleanup: number;
   readonly outcomeRetention: number;
+  readonly failedOutcomeRetention: number;
   readonly outcomeLimit: number;
   readonly clock: Clock;
   readonly clockSkew: number;
@@ -199,6 +207,7 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
   const clock = given.clock ?? systemClock;
   const clockSkew = given.clockSkew ?? engineDefaults.clockSkew;
   const outcomeRetention = given.outcomeRetention ?? engineDefaults.outcomeRetention;
+  const failedOutcomeRetention = given.failedOutcomeRetention ?? outcomeRetention;
   const outcomeLimit = given.outcomeLimit ?? engineDefaults.outcomeLimit;
   const stepTime = given.stepTime ?? engineDefaults.stepTime;
   const metaIndexes = readMetaIndexes(given.metaIndexes ?? []);
@@ -220,6 +229,11 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
   requireInteger(option('cleanup'), cleanup, ms(1, maxDurationMs.cleanup));
   requireInteger(option('connectTimeout'), connectTimeout, ms(1, maxDurationMs.expiry));
   requireInteger(option('outcomeRetention'), outcomeRetention, ms(0, maxDurationMs.cleanup));
+  requireInteger(
+    option('failedOutcomeRetention'),
+    failedOutcomeRetention,
+    ms(0, maxDurationMs.cleanup),
+  );
   requireInteger(option('outcomeLimit'), outcomeLimit, { least: 1, most: maxOutcomeLimit });
   requireFunction(option('clock'), clock);
   requireInteger(option('clockSkew'), clockSkew, ms(0, maxDurationMs.expiry));
@@ -240,6 +254,7 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
     expiry,
     cleanup,
     outcomeRetention,
+    failedOutcomeRetention,
     outcomeLimit,
     clock,
     clockSkew,
@@ -267,6 +282,7 @@ function readOptions(options: unknown): EngineOptions {
       'expiry',
       'cleanup',
       'outcomeRetention',
+      'failedOutcomeRetention',
       'outcomeLimit',
       'clock',
       'clockSkew',
