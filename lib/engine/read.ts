@@ -50,7 +50,8 @@ export async function readChildren(
 /**
  * readRecentOutcomes reads the outcomes the queue keeps, those that go last
  * first (the `outcome-expiry` index, then one HMGET): with one retention for
- * all, the most recently finished first. At most `most` records are read;
+ * all, the most recently finished first (failedOutcomeRetention may keep
+ * the outcomes of halts longer). At most `most` records are read;
  * records that are not outcomes are left out. The dashboard's lists of
  * completed and failed tasks read it.
  */

@@ -33,9 +33,10 @@ export async function finishedPage(
   const tab =
     stateParameter !== undefined && Object.hasOwn(tabs, stateParameter) ? stateParameter : 'all';
   const states = new Set<string>(tabs[tab]);
-  const outcomes = (await readRecentOutcomes(contextOf(engine), outcomesRead)).filter((outcome) =>
-    states.has(outcome.state),
-  );
+  // read by when each record goes (failed outcomes may be kept longer), shown by when each ended
+  const outcomes = (await readRecentOutcomes(contextOf(engine), outcomesRead))
+    .filter((outcome) => states.has(outcome.state))
+    .sort((a, b) => Date.parse(b.endedAt) - Date.parse(a.endedAt));
   const controls = html`<nav class="tabs filter">
     ${Object.keys(tabs).map(
       (name) =>
