@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { UnrecoverableError } from '../lib/errors.js';
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { useDashboards, useServers } from './harness/dashboard.js';
@@ -9,8 +10,9 @@ import { idOf, until, useWorkerQueue, type WorkerQueue } from './harness/worker.
 // playwright-core. Each page on a queue the test filled, an action and its
 // result arriving live in another tab, a change made elsewhere arriving over
 // Server-Sent Events and by polling, the stream paused while the tab is
-// hidden, and read-only mode refusing actions. With WRITE_SCREENSHOTS=1 the
-// first test writes docs/dashboard/*.png.
+// hidden, read-only mode refusing actions, and a failing task's error, stack
+// and log, the Finished lists and a bulk reset of dead letters. With
+// WRITE_SCREENSHOTS=1 the tests write docs/dashboard/*.png.
 
 const executablePath = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const screenshots = process.env['WRITE_SCREENSHOTS'] === '1';
@@ -235,7 +237,7 @@ describe('the dashboard in a browser', () => {
     await worker.start();
     await row('claimed').filter({ hasText: 'worker-a' }).waitFor();
     await row('failed').waitFor();
-    expect(await row('failed').locator('td').nth(4).textContent()).toBe(hostile);
+    expect(await row('failed').locator('td').nth(5).textContent()).toBe(hostile);
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
     await shoot(page, 'events');
     // the page was not reloaded: the rows were added as the events came
@@ -277,6 +279,95 @@ describe('the dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Create' }).click();
     expect(await page.locator('.notice.error').textContent()).toContain('The engine refused');
     expect(await page.locator('textarea[name="task"]').inputValue()).toBe('{"sync": {"a": "b"}}');
+  });
+
+  it('shows a failed task’s error, stack and log, the finished lists, and resets dead letters in bulk', async () => {
+    const q = queue();
+    const engine = q.live('producer');
+    const worker = q.worker(
+      q.live('worker-a'),
+      [
+        {
+          filter: (task) => task.meta?.['x.api.io/action'] === 'resize',
+          ensure: (_task, context) => {
+            context.log('fetching s3://images/cat.png');
+            context.log('resizing to 640 px');
+            return Promise.resolve({ width: 640 });
+          },
+        },
+        {
+          filter: (task) => task.meta?.['x.api.io/action'] === 'send-mail',
+          ensure: (_task, context) => {
+            context.log('connecting to smtp.example.com:25');
+            return Promise.reject(new UnrecoverableError('mailbox unavailable: 550 no such user'));
+          },
+        },
+        {
+          filter: (task) => task.meta?.['x.api.io/action'] === 'sync',
+          ensure: (_task, context) => {
+            context.log('GET https://api.example.com/orders');
+            return Promise.reject(new Error('upstream answered 503'));
+          },
+          retry: { backoff: 'exponential', delay: 60_000 },
+        },
+      ],
+      { concurrency: 4 },
+    );
+    await worker.start();
+    for (let n = 0; n < 3; n++)
+      await engine.run(
+        { meta: { 'x.api.io/action': 'resize', 'x.api.io/image': `${n}.png` } },
+        { timeout: 5_000 },
+      );
+    for (let n = 0; n < 3; n++)
+      await engine.create({ meta: { 'x.api.io/action': 'send-mail', 'x.api.io/user': `u-${n}` } });
+    const sync = await engine.create({ meta: { 'x.api.io/action': 'sync' } });
+    await until(
+      async () =>
+        (await engine.stats()).halted === 3 &&
+        (await engine.status(idOf(sync)))?.failure !== undefined,
+      5_000,
+      'three mails halted, the sync failed once',
+    );
+    const server = await serve(q, { write: true });
+    const page = await newPage();
+
+    await page.goto(`${server.url}/task/${idOf(sync)}`);
+    const failure = page.locator('section[data-outcome="failure"]');
+    expect(await failure.locator('[data-error="message"]').textContent()).toContain(
+      'upstream answered 503',
+    );
+    expect(await failure.locator('[data-error="stack"]').textContent()).toMatch(
+      /^Error: upstream answered 503\n\s+at /,
+    );
+    expect(await failure.locator('ol.log li').allTextContents()).toEqual([
+      'GET https://api.example.com/orders',
+    ]);
+    expect(await page.locator('[data-fact="attempts"]').textContent()).toContain('1');
+    await shoot(page, 'task-failure');
+
+    await page.getByRole('link', { name: 'Finished', exact: true }).click();
+    await page.locator('[data-tab="completed"]').click();
+    await page.waitForURL(/state=completed/);
+    expect(await page.locator('tr[data-outcome-row]').count()).toBe(3);
+    await shoot(page, 'finished');
+    await page.locator('tr[data-outcome-row] a').first().click();
+    expect(await page.locator('[data-kind]').textContent()).toBe('completed');
+    expect(await page.locator('section[data-outcome="outcome"] ol.log li').count()).toBe(2);
+
+    await page.goto(`${server.url}/tasks?state=halted&query=x.api.io%2Faction%3Dsend-mail`);
+    expect(await page.locator('td[data-last-error]').allTextContents()).toEqual(
+      Array.from({ length: 3 }, () => expect.stringContaining('550 no such user') as unknown),
+    );
+    await shoot(page, 'halted');
+    await page.getByRole('button', { name: 'Reset cycles of all' }).click();
+    await page.locator('[data-bulk-result="ok"]').waitFor();
+    expect(await page.locator('[data-bulk-result]').textContent()).toContain(
+      'Reset the circuit breaker of 3 tasks of halted',
+    );
+    // the worker takes them again, and halts them again
+    await until(async () => (await engine.stats()).halted === 3, 5_000, 'halted again');
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
   });
 
   it('refuses actions when read-only: no buttons, and a POST made anyway gets 403', async () => {

@@ -292,6 +292,32 @@ describe('retry: policies', () => {
     expect((await eon.status(idOf(b)))?.dueAt).toBe('2023-10-20T00:00:06Z');
   });
 
+  it("uses the engine's retry option when neither the handler nor the worker has one", async () => {
+    const q = queue();
+    const eon = q.engine('eon', { retry: { backoff: 'fixed', delay: 2_000 } });
+    const etw = q.engine('etw', { retry: { backoff: 'fixed', delay: 2_000 } });
+    const onlyA = (task: Task) => task.meta?.['k'] === 'a';
+    const onlyB = (task: Task) => task.meta?.['k'] === 'b';
+    await start(eon, [failing(() => new Error('a'), { filter: onlyA })]);
+    await start(etw, [failing(() => new Error('b'), { filter: onlyB })], {
+      retry: { backoff: 'fixed', delay: 7_000 },
+    });
+    const a = await eon.create({ meta: { k: 'a' } });
+    const b = await eon.create({ meta: { k: 'b' } });
+    await until(
+      async () =>
+        (await eon.status(idOf(a)))?.state === 'waiting' &&
+        (await eon.status(idOf(b)))?.state === 'waiting',
+      3_000,
+      'both waiting',
+    );
+    expect((await eon.status(idOf(a)))?.dueAt).toBe('2023-10-20T00:00:03Z');
+    expect((await eon.status(idOf(b)))?.dueAt).toBe('2023-10-20T00:00:08Z'); // the worker's wins
+    expect(() => q.engine('bad', { retry: { delay: -1 } })).toThrow(
+      /Engine option "retry" delay must be an integer/,
+    );
+  });
+
   it('rejects a retry label that is not a policy with TaskCoreError, writing nothing', async () => {
     const q = queue();
     const eon = q.engine('eon');

@@ -13,12 +13,12 @@ export type { Ticks } from './schedule/index.js';
 export type { Clock } from './clock.js';
 export { Engine } from './engine/engine.js';
 export type { Durability, EngineOptions } from './engine/options.js';
-export type { RetryPolicy } from './worker/retry.js';
+export type { RetryPolicy } from './engine/retry-policy.js';
 export type { CreateOptions } from './engine/create.js';
 export type { UniqueOptions, UniqueCreate } from './engine/unique.js';
 export type { ScheduleResult } from './engine/named-schedule.js';
 export type { WaitOptions, RunOptions } from './engine/wait.js';
-export type { Outcome } from './engine/outcome.js';
+export type { Outcome, OutcomeError } from './engine/outcome.js';
 export type { OutcomeState, TaskState, TaskPageState } from './task/state.js';
 // eslint-disable-next-line @typescript-eslint/no-deprecated -- kept for code written against 0.1.0
 export type { TaskStatusState } from './task/state.js';
@@ -29,6 +29,7 @@ export type { QueueStats, OwnerCount } from './engine/stats.js';
 export type { WorkerPresence } from './engine/presence.js';
 export type { QueueEvent, QueueEventKind, QueueEventsOptions } from './engine/events.js';
 export type { TaskPage, TaskPageOptions } from './engine/page.js';
+export type { BulkOptions, BulkResult } from './engine/bulk.js';
 export { defineTask } from './typed/define-task.js';
 export type {
   TaskDefinition,

@@ -99,7 +99,8 @@ describe('docs/reference.md', () => {
       'durabilityTimeout',
     ] as const)
       expect([name, number(rows.get(name) ?? '')]).toEqual([name, engineDefaults[name]]);
-    for (const name of ['worker', 'clock', 'metaIndexes']) expect(rows.has(name)).toBe(true);
+    for (const name of ['worker', 'clock', 'metaIndexes', 'retry'])
+      expect(rows.has(name)).toBe(true);
     expect(code(rows.get('durability') ?? '')).toBe(`'${engineDefaults.durability}'`);
   });
 

@@ -12,6 +12,9 @@ import { createPage } from './pages/create.js';
 import { readTask } from './pages/task.js';
 import { taskPath } from './paths.js';
 import { notice, type Page } from './views/layout.js';
+import type { BulkResult } from '../engine/bulk.js';
+import { isTaskPageState } from '../task/state.js';
+import { parseQuery, QueryTextError } from './query.js';
 
 /** ActionResult is where to go next, or a page to show. */
 export type ActionResult = { readonly redirect: string } | { readonly page: Page };
@@ -80,6 +83,79 @@ export async function cyclesAction(deps: PageDeps, id: string): Promise<ActionRe
   }
   deps.feed.poke();
   return { redirect: `${taskPath(deps.context, id)}?done=reset` };
+}
+
+/** The bulk actions of the tasks page, and what each says it did. */
+const bulkVerbs = {
+  reset: { run: 'resetTasks', done: 'Reset the circuit breaker of' },
+  remove: { run: 'removeTasks', done: 'Removed' },
+  cancel: { run: 'cancelTasks', done: 'Cancelled' },
+} as const;
+
+/** How many tasks one bulk action of the dashboard acts on at most. */
+const bulkMost = 10_000;
+
+/**
+ * bulkAction resets, removes or cancels every task of a state that a label
+ * query matches (engine.resetTasks / removeTasks / cancelTasks), up to
+ * bulkMost, and shows what it did.
+ */
+export async function bulkAction(
+  deps: PageDeps,
+  form: Record<string, unknown>,
+): Promise<ActionResult> {
+  const text = (name: string) => (typeof form[name] === 'string' ? form[name] : '');
+  const verb = text('action');
+  const state = text('bulk-state');
+  const queryText = text('bulk-query');
+  const back = `${deps.context.base}/tasks?${new URLSearchParams({ state, ...(queryText === '' ? {} : { query: queryText }) }).toString()}`;
+  if (!Object.hasOwn(bulkVerbs, verb) || !isTaskPageState(state))
+    return {
+      page: bulkPage(back, 'error', 'This bulk action is not one the dashboard knows.', 400),
+    };
+  const { run, done } = bulkVerbs[verb as keyof typeof bulkVerbs];
+  let result: BulkResult;
+  try {
+    const query = parseQuery(queryText);
+    result = await deps.engine[run]({
+      state,
+      most: bulkMost,
+      ...(query === undefined ? {} : { query }),
+    });
+  } catch (error) {
+    if (
+      error instanceof QueryTextError ||
+      error instanceof RescueError ||
+      error instanceof TypeError
+    )
+      return { page: bulkPage(back, 'error', `Nothing was done: ${error.message}`, 400) };
+    throw error;
+  }
+  deps.feed.poke();
+  const skipped =
+    result.skipped.length === 0
+      ? ''
+      : ` ${result.skipped.length} left alone (${[...new Set(result.skipped.map((skip) => skip.reason))].join('; ')}).`;
+  const more = result.more ? ` It stopped at ${bulkMost}: run it again for the rest.` : '';
+  return {
+    page: bulkPage(
+      back,
+      'ok',
+      `${done} ${result.ids.length} task${result.ids.length === 1 ? '' : 's'} of ${state}${queryText === '' ? '' : ` matching ${queryText}`}.${skipped}${more}`,
+    ),
+  };
+}
+
+function bulkPage(back: string, kind: 'ok' | 'error', message: string, status = 200): Page {
+  return {
+    name: 'tasks',
+    title: 'Bulk action',
+    status,
+    live: false,
+    content: html`<h1>Bulk action</h1>
+      <div data-bulk-result="${kind}">${notice(kind, message)}</div>
+      <p><a href="${back}">Back to the tasks</a></p>`,
+  };
 }
 
 /** createAction creates the task the form's JSON describes. */

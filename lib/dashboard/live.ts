@@ -8,7 +8,9 @@
 import type { Engine } from '../engine/engine.js';
 import type { QueueEvent } from '../engine/events.js';
 import type { QueueStats } from '../engine/stats.js';
-import { formatTime } from '../task/time.js';
+import { contextOf } from '../engine/context-registry.js';
+import { readTasksById } from '../engine/read.js';
+import type { Task } from '../task/task.js';
 import { Throughput } from './throughput.js';
 
 /** Sample is the queue's counts at one instant (the engine clock's ms). */
@@ -27,9 +29,11 @@ export interface LiveEvent {
   readonly kind: string;
   readonly task: string;
   readonly worker: string;
-  /** formatTime of when it happened */
+  /** When it happened, to the millisecond (ISO 8601, always three decimals). */
   readonly at: string;
   readonly reason?: string;
+  /** A few of the task's meta labels (`key=value`, space-separated), while it is in the queue. */
+  readonly labels?: string;
 }
 
 /** LiveMessage is what the feed tells its subscribers. */
@@ -183,8 +187,12 @@ export class LiveFeed {
     this.counted.prune(stats.at.getTime() - this.options.history);
     const skipped = events.length - eventsSentMost;
     if (skipped > 0) this.tell({ type: 'gap', skipped });
-    for (const event of events.slice(Math.max(0, skipped)))
-      this.tell({ type: 'event', event: liveEvent(event) });
+    const sent = events.slice(Math.max(0, skipped));
+    const tasks =
+      sent.length === 0 || this.listeners.size === 0
+        ? new Map<string, Task>()
+        : await eventTasks(this.engine, sent);
+    for (const event of sent) this.tell({ type: 'event', event: liveEvent(event, tasks) });
     this.keep({
       at: stats.at.getTime(),
       tasks: stats.tasks,
@@ -230,14 +238,51 @@ export class LiveFeed {
   }
 }
 
-/** liveEvent is an event as the browser receives it (times as formatTime writes them). */
-export function liveEvent(event: QueueEvent): LiveEvent {
+/**
+ * liveEvent is an event as the browser receives it: its time with
+ * milliseconds always written (rows line up), and the labels of its task
+ * when `tasks` (eventTasks) has it.
+ */
+export function liveEvent(event: QueueEvent, tasks?: ReadonlyMap<string, Task>): LiveEvent {
+  const task = tasks?.get(event.task);
+  const labels = task === undefined ? '' : labelText(task);
   return {
     id: event.id,
     kind: event.kind,
     task: event.task,
     worker: event.worker,
-    at: formatTime(event.at),
+    at: event.at.toISOString(),
     ...(event.reason === undefined ? {} : { reason: event.reason }),
+    ...(labels === '' ? {} : { labels }),
   };
+}
+
+/** How many meta labels an event row shows, and how long a value at most. */
+const eventLabelsMost = 3;
+const eventValueMost = 40;
+
+/** labelText writes the first meta labels of a task as `key=value key=value`. */
+function labelText(task: Task): string {
+  return Object.entries(task.meta ?? {})
+    .slice(0, eventLabelsMost)
+    .map(
+      ([key, value]) =>
+        `${key}=${value.length > eventValueMost ? `${value.slice(0, eventValueMost)}…` : value}`,
+    )
+    .join(' ');
+}
+
+/** eventTasks reads the tasks of some events that are still in the queue (one HMGET); none on failure. */
+export async function eventTasks(
+  engine: Engine,
+  events: readonly QueueEvent[],
+): Promise<Map<string, Task>> {
+  try {
+    return await readTasksById(
+      contextOf(engine),
+      events.map((event) => event.task),
+    );
+  } catch {
+    return new Map();
+  }
 }

@@ -12,3 +12,10 @@ export function tasksPath(context: PageContext, state: string, query = ''): stri
   if (query !== '') search.set('query', query);
   return `${context.base}/tasks?${search.toString()}`;
 }
+
+/** finishedPath is the address of the list of recently finished tasks of a state ('' for every state). */
+export function finishedPath(context: PageContext, state = ''): string {
+  return state === ''
+    ? `${context.base}/finished`
+    : `${context.base}/finished?state=${encodeURIComponent(state)}`;
+}

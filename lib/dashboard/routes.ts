@@ -5,7 +5,13 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { Engine } from '../engine/engine.js';
-import { createAction, cyclesAction, deleteAction, type ActionResult } from './actions.js';
+import {
+  bulkAction,
+  createAction,
+  cyclesAction,
+  deleteAction,
+  type ActionResult,
+} from './actions.js';
 import { asset } from './assets.js';
 import { authorized, authRequired, tokenCookie, tokenMatches } from './auth.js';
 import { csrfCookie, csrfPasses, csrfToken, newSeed, sameOrigin } from './csrf.js';
@@ -15,6 +21,7 @@ import type { LiveFeed } from './live.js';
 import type { ResolvedDashboardOptions } from './options.js';
 import { createPage } from './pages/create.js';
 import { eventsPage } from './pages/events.js';
+import { finishedPage } from './pages/finished.js';
 import type { PageDeps } from './pages/deps.js';
 import { overviewPage } from './pages/overview.js';
 import { taskPage } from './pages/task.js';
@@ -140,6 +147,10 @@ export function dashboardApp(state: DashboardState): Hono {
     });
     return render(c, d.context, page);
   });
+  app.get('/finished', async (c) => {
+    const d = deps(c);
+    return render(c, d.context, await finishedPage(d, c.req.query('state')));
+  });
   app.get('/task/:id', async (c) => {
     const d = deps(c);
     return render(c, d.context, await taskPage(d, c.req.param('id'), c.req.query('done')));
@@ -197,6 +208,10 @@ export function dashboardApp(state: DashboardState): Hono {
   app.post(
     '/task/:id/cycles',
     action((d, c) => cyclesAction(d, c.req.param('id') ?? '')),
+  );
+  app.post(
+    '/tasks/bulk',
+    action((d, _c, form) => bulkAction(d, form)),
   );
   app.post(
     '/create',

@@ -1,4 +1,5 @@
 import type { Task, TaskInput } from '../task/task.js';
+import { bulkAct, type BulkOptions, type BulkResult } from './bulk.js';
 import { cancelTask } from './cancel.js';
 import { closeConnection } from './connection.js';
 import { createEngineContext, type EngineContext } from './context.js';
@@ -145,6 +146,35 @@ export class Engine {
    */
   tasks(options?: TaskPageOptions): Promise<TaskPage> {
     return observe(this.context, 'tasks', () => listPage(this.context, options));
+  }
+
+  /**
+   * resetTasks resets the circuit breaker of every task of a state (default
+   * `halted`: the dead letters) that matches the query, so each is handed out
+   * again; tasks without a breaker are skipped. A page of `tasks()` at a time,
+   * one `cycles` per task; with `dryRun` it only lists them.
+   */
+  resetTasks(options: BulkOptions): Promise<BulkResult> {
+    return bulkAct(this, 'reset', options);
+  }
+
+  /**
+   * removeTasks removes every task of a state (default `all`) that matches
+   * the query, whoever owns it: a delete with bypass each (an operator's
+   * delete: removed, not completed; outcome `removed`). With `dryRun` it
+   * only lists them.
+   */
+  removeTasks(options: BulkOptions): Promise<BulkResult> {
+    return bulkAct(this, 'remove', options);
+  }
+
+  /**
+   * cancelTasks cancels every task of a state (default `all`) that matches
+   * the query (`cancel` each: outcome `cancelled`, a running handler's
+   * signal aborts). With `dryRun` it only lists them.
+   */
+  cancelTasks(options: BulkOptions): Promise<BulkResult> {
+    return bulkAct(this, 'cancel', options);
   }
 
   /** expire deletes tasks past retention and revokes ended leases. */

@@ -29,6 +29,7 @@ export async function expireTasks(context: EngineContext): Promise<void> {
         now - context.options.clockSkew,
         context.options.outcomeRetention,
         context.options.outcomeLimit,
+        context.options.failedOutcomeRetention,
       ])) as number[];
       counts.retired += retired;
       counts.revoked += revoked;

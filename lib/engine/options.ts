@@ -5,6 +5,7 @@ import { requireFinite, requireFunction, requireInteger, type Bounds } from '../
 import { describe, reason } from '../task/describe.js';
 import { isExactKey } from '../task/pattern.js';
 import { limits } from '../task/limits.js';
+import { readRetryPolicy, type ResolvedRetryPolicy, type RetryPolicy } from './retry-policy.js';
 
 /** EngineOptions configures an Engine; every option has a default. */
 export interface EngineOptions {
@@ -46,6 +47,13 @@ export interface EngineOptions {
    * @defaultValue 3 600 000 (1 hour)
    */
   outcomeRetention?: number;
+  /**
+   * How long the outcome of a task the circuit breaker halts (`failed` or
+   * `timeout`: its last attempt's error, stack and log) is kept, in ms,
+   * apart from the other outcomes; 0 keeps none. At most 100 years.
+   * @defaultValue outcomeRetention
+   */
+  failedOutcomeRetention?: number;
   /**
    * How many outcome records the queue keeps at most: writing one beyond it
    * drops those closest to their end. A positive integer, at most 10,000,000.
@@ -117,6 +125,14 @@ export interface EngineOptions {
    * @defaultValue 5 000
    */
   connectTimeout?: number;
+  /**
+   * The retry policy of the handlers of this engine's Workers that have none
+   * of their own, when the Worker has no `retry` option either (see
+   * RetryPolicy): what happens when a handler's ensure rejects. A task's
+   * core `retry` label wins over all three. None: a failed task waits for
+   * its lease to end, as in the Go original.
+   */
+  retry?: RetryPolicy;
 }
 
 /** Durability: when a write counts as done (the `durability` option). */
@@ -151,6 +167,7 @@ export interface ResolvedEngineOptions {
   readonly expiry: number;
   readonly cleanup: number;
   readonly outcomeRetention: number;
+  readonly failedOutcomeRetention: number;
   readonly outcomeLimit: number;
   readonly clock: Clock;
   readonly clockSkew: number;
@@ -159,6 +176,7 @@ export interface ResolvedEngineOptions {
   readonly durability: Durability;
   readonly durabilityTimeout: number;
   readonly connectTimeout: number;
+  readonly retry: ResolvedRetryPolicy | undefined;
 }
 
 /** The longest durabilityTimeout: a write that waits longer for a replica has no replica to wait for. */
@@ -189,12 +207,14 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
   const clock = given.clock ?? systemClock;
   const clockSkew = given.clockSkew ?? engineDefaults.clockSkew;
   const outcomeRetention = given.outcomeRetention ?? engineDefaults.outcomeRetention;
+  const failedOutcomeRetention = given.failedOutcomeRetention ?? outcomeRetention;
   const outcomeLimit = given.outcomeLimit ?? engineDefaults.outcomeLimit;
   const stepTime = given.stepTime ?? engineDefaults.stepTime;
   const metaIndexes = readMetaIndexes(given.metaIndexes ?? []);
   const durability = given.durability ?? engineDefaults.durability;
   const durabilityTimeout = given.durabilityTimeout ?? engineDefaults.durabilityTimeout;
   const connectTimeout = given.connectTimeout ?? engineDefaults.connectTimeout;
+  const retry = readRetryPolicy(given.retry, 'Engine option "retry"');
   requireName('queue', queue, limits.keyBytes);
   // `{<queue>}` is the Redis Cluster hash tag of the queue's keys: a `}` would
   // end it early, and a leading one would leave it empty (keys in many slots)
@@ -209,6 +229,11 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
   requireInteger(option('cleanup'), cleanup, ms(1, maxDurationMs.cleanup));
   requireInteger(option('connectTimeout'), connectTimeout, ms(1, maxDurationMs.expiry));
   requireInteger(option('outcomeRetention'), outcomeRetention, ms(0, maxDurationMs.cleanup));
+  requireInteger(
+    option('failedOutcomeRetention'),
+    failedOutcomeRetention,
+    ms(0, maxDurationMs.cleanup),
+  );
   requireInteger(option('outcomeLimit'), outcomeLimit, { least: 1, most: maxOutcomeLimit });
   requireFunction(option('clock'), clock);
   requireInteger(option('clockSkew'), clockSkew, ms(0, maxDurationMs.expiry));
@@ -229,6 +254,7 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
     expiry,
     cleanup,
     outcomeRetention,
+    failedOutcomeRetention,
     outcomeLimit,
     clock,
     clockSkew,
@@ -237,6 +263,7 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
     durability,
     durabilityTimeout,
     connectTimeout,
+    retry,
   });
 }
 
@@ -255,6 +282,7 @@ function readOptions(options: unknown): EngineOptions {
       'expiry',
       'cleanup',
       'outcomeRetention',
+      'failedOutcomeRetention',
       'outcomeLimit',
       'clock',
       'clockSkew',
@@ -263,6 +291,7 @@ function readOptions(options: unknown): EngineOptions {
       'durability',
       'durabilityTimeout',
       'connectTimeout',
+      'retry',
     ] as const;
     return Object.fromEntries(names.map((name) => [name, source[name]]));
   } catch (error) {

@@ -23,8 +23,12 @@ export interface Outcome {
   state: OutcomeState;
   /** What the handler's ensure resolved with (completed; JSON-serialisable), if anything. */
   result?: unknown;
-  /** Why the last attempt failed (failed, timeout), who cancelled it, or why it was removed. */
-  error?: { message: string; code?: string };
+  /**
+   * Why the last attempt failed (failed, timeout), who cancelled it, or why
+   * it was removed; `stack` is the thrown error's stack (at most 2,000
+   * characters), when it was an Error.
+   */
+  error?: OutcomeError;
   /** The worker that ran the last attempt, if one did. */
   worker?: string;
   /** The task's cycles when it finished. */
@@ -39,6 +43,13 @@ export interface Outcome {
   children: string[];
 }
 
+/** OutcomeError is what an outcome keeps of an error. */
+export interface OutcomeError {
+  message: string;
+  code?: string;
+  stack?: string;
+}
+
 /** Bounds of what an outcome holds: each record stays small, whatever a handler does. */
 export const outcomeLimits = {
   /** UTF-8 bytes of a result's JSON. */
@@ -47,6 +58,8 @@ export const outcomeLimits = {
   logLines: 100,
   /** Characters of one log line, or of an error message; the rest is cut. */
   lineChars: 1_000,
+  /** Characters of an error's stack; the rest is cut. */
+  stackChars: 2_000,
 } as const;
 
 /** AttemptFields are what the worker runtime knows of an attempt, kept with its outcome. */
@@ -94,8 +107,8 @@ export function outcomeFields(fields: AttemptFields): string {
   return `{${parts.join(',')}}`;
 }
 
-/** errorFields is what an outcome keeps of an error: its message (cut) and its code, if any. */
-function errorFields(error: unknown): { message: string; code?: string } {
+/** errorFields is what an outcome keeps of an error: its message (cut), its code and stack, if any. */
+function errorFields(error: unknown): OutcomeError {
   const message = cut(error instanceof Error ? error.message : reason(error));
   const code =
     error instanceof RescueError
@@ -103,14 +116,16 @@ function errorFields(error: unknown): { message: string; code?: string } {
       : typeof (error as { code?: unknown } | null)?.code === 'string'
         ? (error as { code: string }).code
         : undefined;
-  return code === undefined ? { message } : { message, code };
+  const fields: OutcomeError = code === undefined ? { message } : { message, code };
+  const stack = error instanceof Error ? error.stack : undefined;
+  if (typeof stack === 'string' && stack !== '')
+    fields.stack = cut(stack, outcomeLimits.stackChars);
+  return fields;
 }
 
-/** cut shortens a line to the limit of a log line. */
-export function cut(line: string): string {
-  return line.length <= outcomeLimits.lineChars
-    ? line
-    : `${line.slice(0, outcomeLimits.lineChars - 1)}…`;
+/** cut shortens a line to the limit of a log line (or to `most` characters). */
+export function cut(line: string, most: number = outcomeLimits.lineChars): string {
+  return line.length <= most ? line : `${line.slice(0, most - 1)}…`;
 }
 
 const states = new Set<string>(outcomeStates);
@@ -150,12 +165,14 @@ export function outcomeOf(parsed: unknown): Outcome | undefined {
     children: strings(value['children']),
   };
   if (Object.hasOwn(value, 'result')) outcome.result = value['result'];
-  const error = value['error'] as { message?: unknown; code?: unknown } | undefined;
+  const error = value['error'] as
+    { message?: unknown; code?: unknown; stack?: unknown } | undefined;
   if (typeof error?.message === 'string') {
     outcome.error =
       typeof error.code === 'string'
         ? { message: error.message, code: error.code }
         : { message: error.message };
+    if (typeof error.stack === 'string') outcome.error.stack = error.stack;
   }
   if (typeof value['worker'] === 'string') outcome.worker = value['worker'];
   const started = instant(value['startedAt']);

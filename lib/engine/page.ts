@@ -6,6 +6,8 @@ import { validateQuery } from '../task/validate.js';
 import { assertOpen, type EngineContext } from './context.js';
 import { listMetaIndexes } from './meta-index.js';
 import { run } from './run.js';
+import { readOutcome, type Outcome } from './outcome.js';
+import { Label } from '../task/label.js';
 
 /** TaskPageOptions selects a page of `engine.tasks()`; every field is optional. */
 export interface TaskPageOptions {
@@ -30,6 +32,13 @@ export interface TaskPageOptions {
 export interface TaskPage {
   readonly tasks: Task[];
   readonly cursor: string | undefined;
+  /**
+   * State `halted` only (the dead letters): the outcome each halt recorded,
+   * by task id, while the queue keeps it (outcomeRetention): `failed` or
+   * `timeout` with the last attempt's error (message, code, stack), log and
+   * times. Read right after the page, not in the same step.
+   */
+  readonly outcomes?: Record<string, Outcome>;
 }
 
 /** The default and largest `limit` of a page. */
@@ -75,7 +84,27 @@ export async function listPage(context: EngineContext, options: unknown): Promis
     next = after;
     if (next === '') break;
   }
-  return { tasks, cursor: next === '' ? undefined : `${state}:${next}` };
+  const cursor = next === '' ? undefined : `${state}:${next}`;
+  if (state !== 'halted') return { tasks, cursor };
+  return { tasks, cursor, outcomes: await haltOutcomes(context, tasks) };
+}
+
+/** haltOutcomes reads the outcomes the halts of some tasks recorded (one HMGET). */
+async function haltOutcomes(
+  context: EngineContext,
+  tasks: readonly Task[],
+): Promise<Record<string, Outcome>> {
+  const outcomes: Record<string, Outcome> = {};
+  const ids = tasks.map((task) => task.core?.[Label.Object] ?? '');
+  if (ids.length === 0) return outcomes;
+  const records = await context.reach.guard(
+    context.connection.client.hmget(context.keys.outcomes, ...ids),
+  );
+  ids.forEach((id, index) => {
+    const outcome = readOutcome(records[index]);
+    if (outcome !== undefined && outcome.id === id) outcomes[id] = outcome;
+  });
+  return outcomes;
 }
 
 /** readPageOptions checks the options: TypeError or RangeError naming the option, the query as exists does. */

@@ -399,7 +399,7 @@ export async function retryTask(
     dueMs ?? '',
     dueMs === undefined ? '' : formatTime(new Date(dueMs)),
     plan.cancel ?? '',
-    context.options.outcomeRetention,
+    context.options.failedOutcomeRetention, // retry.lua records an outcome only when it halts the task
     context.options.outcomeLimit,
     request,
   ]);

@@ -4,7 +4,7 @@ import { describe, reason } from '../task/describe.js';
 import type { Task } from '../task/task.js';
 import { validateFilter } from '../task/validate.js';
 import { isTimeout, type EnsureContext, type Handler } from './handler.js';
-import { readRetryPolicy, type ResolvedRetryPolicy } from './retry.js';
+import { readRetryPolicy, type ResolvedRetryPolicy } from '../engine/retry-policy.js';
 
 // The Worker constructor's checks of its engine and handlers: a worker that
 // was built runs, instead of failing in its loop (TypeError for what is not an

@@ -1,6 +1,6 @@
 import { longestTimerMs } from '../clock.js';
 import type { Task } from '../task/task.js';
-import type { RetryPolicy } from './retry.js';
+import type { RetryPolicy } from '../engine/retry-policy.js';
 
 /**
  * Handler is one kind of work a worker can do. `filter` says whether it takes

@@ -7,7 +7,11 @@ import {
   type Bounds,
 } from '../options.js';
 import { describe, reason } from '../task/describe.js';
-import { readRetryPolicy, type ResolvedRetryPolicy, type RetryPolicy } from './retry.js';
+import {
+  readRetryPolicy,
+  type ResolvedRetryPolicy,
+  type RetryPolicy,
+} from '../engine/retry-policy.js';
 
 /** WorkerOptions configures a Worker; every option has a default. */
 export interface WorkerOptions {
@@ -89,7 +93,8 @@ export interface WorkerOptions {
   presenceTtl?: number;
   /**
    * The retry policy of the handlers that have none of their own (see
-   * RetryPolicy); a task's core `retry` label wins over both.
+   * RetryPolicy), over the engine's option `retry`; a task's core `retry`
+   * label wins over all.
    * @defaultValue none: a rejected ensure waits for its lease to end
    */
   retry?: RetryPolicy;

@@ -745,7 +745,10 @@ export class Worker extends EventEmitter<WorkerEvents> {
     fields: string,
     error: unknown,
   ): Promise<void> {
-    const policy = taskPolicy(task, handlerPolicy(handler) ?? this.options.retry);
+    const policy = taskPolicy(
+      task,
+      handlerPolicy(handler) ?? this.options.retry ?? engineContext(this.engine).options.retry,
+    );
     const plan = retryPlan(policy, task, error, engineContext(this.engine).clock().getTime());
     if (plan === undefined) return this.recordFailure(task, 'failed', fields);
     try {

@@ -3,13 +3,11 @@ import { UnrecoverableError } from '../../lib/errors.js';
 import { Label } from '../../lib/task/label.js';
 import type { Task } from '../../lib/task/task.js';
 import {
-  backoffDelay,
   readRetryPolicy,
-  retryPlan,
-  taskPolicy,
   type ResolvedRetryPolicy,
   type RetryPolicy,
-} from '../../lib/worker/retry.js';
+} from '../../lib/engine/retry-policy.js';
+import { backoffDelay, retryPlan, taskPolicy } from '../../lib/worker/retry.js';
 
 function policy(given: RetryPolicy): ResolvedRetryPolicy {
   const resolved = readRetryPolicy(given, 'test retry');

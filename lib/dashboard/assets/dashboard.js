@@ -82,27 +82,33 @@
     var row = document.createElement('tr');
     row.setAttribute('data-event', event.id);
     row.setAttribute('data-kind', event.kind);
-    [event.at, event.kind, event.task, event.worker, event.reason || ''].forEach(
-      function (text, index) {
-        var cell = document.createElement('td');
-        if (index === 2 && text) {
-          var link = document.createElement('a');
-          link.href = list.getAttribute('data-task-base') + '/' + encodeURIComponent(text);
-          var code = document.createElement('code');
-          code.textContent = text;
-          link.appendChild(code);
-          cell.appendChild(link);
-        } else if (index === 1) {
-          var badge = document.createElement('span');
-          badge.className = 'event ' + text;
-          badge.textContent = text;
-          cell.appendChild(badge);
-        } else {
-          cell.textContent = text;
-        }
-        row.appendChild(cell);
-      },
-    );
+    [
+      event.at,
+      event.kind,
+      event.task,
+      event.labels || '',
+      event.worker,
+      event.reason || '',
+    ].forEach(function (text, index) {
+      var cell = document.createElement('td');
+      if (index === 2 && text) {
+        var link = document.createElement('a');
+        link.href = list.getAttribute('data-task-base') + '/' + encodeURIComponent(text);
+        var code = document.createElement('code');
+        code.textContent = text;
+        link.appendChild(code);
+        cell.appendChild(link);
+      } else if (index === 1) {
+        var badge = document.createElement('span');
+        badge.className = 'event ' + text;
+        badge.textContent = text;
+        cell.appendChild(badge);
+      } else {
+        if (index === 3) cell.className = 'meta';
+        cell.textContent = text;
+      }
+      row.appendChild(cell);
+    });
     list.insertBefore(row, list.firstChild);
     var most = Number(list.getAttribute('data-most')) || 500;
     while (list.children.length > most) list.removeChild(list.lastChild);
@@ -116,7 +122,7 @@
     var row = document.createElement('tr');
     row.className = 'gap';
     var cell = document.createElement('td');
-    cell.colSpan = 5;
+    cell.colSpan = 6;
     cell.textContent = JSON.parse(data).skipped + ' more events came at once and are not shown';
     row.appendChild(cell);
     list.insertBefore(row, list.firstChild);

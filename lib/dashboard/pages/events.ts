@@ -3,7 +3,7 @@
 // adds the rows; the region is not refreshed on each change).
 import { queueEventKinds } from '../../engine/events.js';
 import { html, type Html } from '../html.js';
-import { liveEvent, type LiveEvent } from '../live.js';
+import { eventTasks, liveEvent, type LiveEvent } from '../live.js';
 import { taskPath } from '../paths.js';
 import type { Page, PageContext } from '../views/layout.js';
 import type { PageDeps } from './deps.js';
@@ -15,10 +15,11 @@ const eventsKeptInPage = 500;
 export async function eventsPage(deps: PageDeps, kindParameter: string | undefined): Promise<Page> {
   const { engine, context } = deps;
   const kind = queueEventKinds.find((name) => name === kindParameter);
-  const events = (await engine.events({ limit: eventsShown }))
-    .filter((event) => kind === undefined || event.kind === kind)
-    .map(liveEvent)
-    .reverse();
+  const read = (await engine.events({ limit: eventsShown })).filter(
+    (event) => kind === undefined || event.kind === kind,
+  );
+  const tasks = await eventTasks(engine, read);
+  const events = read.map((event) => liveEvent(event, tasks)).reverse();
   const controls = html`<form class="filter" method="get" action="${context.base}/events">
     <label
       >kind
@@ -45,6 +46,7 @@ export async function eventsPage(deps: PageDeps, kindParameter: string | undefin
             <th>at</th>
             <th>kind</th>
             <th>task</th>
+            <th>labels</th>
             <th>worker</th>
             <th>reason</th>
           </tr>
@@ -66,7 +68,9 @@ export async function eventsPage(deps: PageDeps, kindParameter: string | undefin
           : ''
       }
       <p class="note">
-        The queue records events while someone reads them (this page, the dashboard, or
+        Times are the clock of the engine that caused each event, to the millisecond (UTC). Labels
+        are the task's first meta labels while it is in the queue. The queue records events while
+        someone reads them (this page, the dashboard, or
         <code>rescue tail</code>), and keeps about the last 10,000.
       </p>
     `,
@@ -75,11 +79,12 @@ export async function eventsPage(deps: PageDeps, kindParameter: string | undefin
 
 function eventRow(context: PageContext, event: LiveEvent): Html {
   return html`<tr data-event="${event.id}" data-kind="${event.kind}">
-    <td>${event.at}</td>
+    <td><time datetime="${event.at}">${event.at}</time></td>
     <td><span class="event ${event.kind}">${event.kind}</span></td>
     <td>
       ${event.task === '' ? '' : html`<a href="${taskPath(context, event.task)}"><code>${event.task}</code></a>`}
     </td>
+    <td class="meta">${event.labels ?? ''}</td>
     <td>${event.worker}</td>
     <td>${event.reason}</td>
   </tr>`;

@@ -9,6 +9,10 @@ import { count, duration } from '../views/format.js';
 import { notice, type Page } from '../views/layout.js';
 import { taskPath, tasksPath } from '../paths.js';
 import type { PageDeps } from './deps.js';
+import { contextOf } from '../../engine/context-registry.js';
+import { readTasksById } from '../../engine/read.js';
+import type { Task } from '../../task/task.js';
+import { chips } from '../views/labels.js';
 
 /** How much of the feed's history the charts show. */
 const chartSpanMs = 10 * 60_000;
@@ -41,6 +45,11 @@ export async function overviewPage(deps: PageDeps): Promise<Page> {
     </li>`;
   };
   const oldest = stats.oldestClaimable;
+  // the labels of the tasks the page names by id (one HMGET)
+  const named = await readTasksById(contextOf(engine), [
+    ...(oldest === undefined ? [] : [oldest.id]),
+    ...stats.unmatched.ids,
+  ]).catch(() => new Map<string, Task>());
   return {
     name: 'overview',
     title: 'Overview',
@@ -69,6 +78,7 @@ export async function overviewPage(deps: PageDeps): Promise<Page> {
                 <a href="${taskPath(context, oldest.id)}"><code>${oldest.id}</code></a
                 >, waiting
                 <strong data-stat="oldest">${duration(oldest.ageMs)}</strong>
+                <span class="meta">${chips(named.get(oldest.id)?.meta)}</span>
               </p>`
         }
       </section>
@@ -91,7 +101,7 @@ export async function overviewPage(deps: PageDeps): Promise<Page> {
       </section>
       <section class="unmatched">
         <h2>Claimable tasks nobody takes</h2>
-        ${unmatched(deps, stats)}
+        ${unmatched(deps, stats, named)}
       </section>
     `,
   };
@@ -123,7 +133,11 @@ function owners(stats: QueueStats): Html {
     }`;
 }
 
-function unmatched({ context }: PageDeps, stats: QueueStats): Html {
+function unmatched(
+  { context }: PageDeps,
+  stats: QueueStats,
+  named: ReadonlyMap<string, Task>,
+): Html {
   const { checked, count: found, ids } = stats.unmatched;
   if (found === 0)
     return html`<p class="none">
@@ -133,14 +147,31 @@ function unmatched({ context }: PageDeps, stats: QueueStats): Html {
       <strong data-stat="unmatched">${found}</strong> of the ${checked} oldest claimable tasks match
       no live worker's handler labels:
     </p>
-    <ul class="ids">
-      ${ids.map(
-        (id) =>
-          html`<li>
-            <a href="${taskPath(context, id)}"><code>${id}</code></a>
-          </li>`,
-      )}
-    </ul>`;
+    <table class="unmatched">
+      <thead>
+        <tr>
+          <th>id</th>
+          <th>meta</th>
+          <th>node</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${ids.map(
+          (id) =>
+            html`<tr data-unmatched="${id}">
+              <td>
+                <a href="${taskPath(context, id)}"><code>${id}</code></a>
+              </td>
+              <td class="meta">${chips(named.get(id)?.meta)}</td>
+              <td class="meta">${chips(named.get(id)?.node)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    <p class="note">
+      A worker takes a task when one of its handlers' labels matches it; compare these labels with
+      the workers' on the <a href="${context.base}/workers">Workers</a> page.
+    </p>`;
 }
 
 /** throughput writes how many events of each kind the last minutes brought, and a chart of them. */

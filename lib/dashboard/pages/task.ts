@@ -8,13 +8,15 @@ import { contextOf } from '../../engine/context-registry.js';
 import { readChildren, readTaskById } from '../../engine/read.js';
 import type { Task } from '../../task/task.js';
 import { html, type Html } from '../html.js';
-import { taskPath, tasksPath } from '../paths.js';
+import { finishedPath, taskPath, tasksPath } from '../paths.js';
 import { formatQuery } from '../query.js';
 import { actionButton, readOnlyNote } from '../views/actions.js';
 import { timeLabel } from '../views/format.js';
 import { allMaps } from '../views/labels.js';
 import { notice, type Page, type PageContext } from '../views/layout.js';
 import { taskTable } from '../views/task-row.js';
+import { outcomeSection } from '../views/outcome.js';
+import type { TaskStatus } from '../../engine/status.js';
 import type { PageDeps } from './deps.js';
 
 /** How many children, or gate templates of a trigger, the page lists at most. */
@@ -35,9 +37,13 @@ export function readTask(deps: PageDeps, id: string): Promise<Task | undefined> 
 export async function taskPage(deps: PageDeps, id: string, done?: string): Promise<Page> {
   const { context } = deps;
   const task = await readTask(deps, id);
+  // what the queue keeps of its runs: the outcome, the last failed attempt
+  const status = isObjectId(id) ? await deps.engine.status(id) : undefined;
   if (task === undefined) {
-    const held = await heldPage(deps, id);
+    const held = heldPage(deps, id, status);
     if (held !== undefined) return held;
+    const finished = finishedPage(deps, id, status);
+    if (finished !== undefined) return finished;
     return {
       name: 'tasks',
       title: 'Task not found',
@@ -80,7 +86,7 @@ export async function taskPage(deps: PageDeps, id: string, done?: string): Promi
             : ''
         }
       </dl>
-      ${actions(context, task, facts)}
+      ${actions(context, task, facts)} ${runs(context, facts, status)}
       <section class="relations">
         <h2>Relations</h2>
         ${await relations(deps, task, facts)}
@@ -94,13 +100,70 @@ export async function taskPage(deps: PageDeps, id: string, done?: string): Promi
 }
 
 /**
+ * runs writes what the queue keeps of a task's attempts while it is in the
+ * queue: how many ran (its cycles, the current one), the one running now, the
+ * last failed one (error, stack, log, times), and the outcome its halt
+ * recorded. Earlier attempts are counted, not kept.
+ */
+function runs(context: PageContext, facts: TaskFacts, status: TaskStatus | undefined): Html {
+  const running = status?.state === 'owned';
+  const attempts = html`<section class="attempts">
+    <h2>Attempts</h2>
+    <dl class="facts">
+      <dt>attempts</dt>
+      <dd data-fact="attempts">
+        ${facts.cycles + (running ? 1 : 0)}${running ? ' (one running)' : ''}
+      </dd>
+      ${
+        running
+          ? html`<dt>running since</dt>
+              <dd data-fact="since">${timeLabel(status.since, context.now)}</dd>
+              <dt>on</dt>
+              <dd><code>${status.worker ?? ''}</code></dd>`
+          : ''
+      }
+    </dl>
+  </section>`;
+  return html`${attempts}
+  ${status?.outcome === undefined ? '' : outcomeSection(context, 'Outcome of its halt', 'halt', status.outcome)}
+  ${status?.failure === undefined ? '' : outcomeSection(context, 'Last failed attempt', 'failure', status.failure)}`;
+}
+
+/**
+ * finishedPage: the page of a task that left the queue, while its outcome is
+ * kept (outcomeRetention): how it ended, its error, log and result. Links
+ * to a finished task stay alive as long as that.
+ */
+function finishedPage(
+  deps: PageDeps,
+  id: string,
+  status: TaskStatus | undefined,
+): Page | undefined {
+  const { context } = deps;
+  const outcome = status?.outcome;
+  if (status === undefined || outcome === undefined || status.task !== undefined) return undefined;
+  return {
+    name: 'tasks',
+    title: `Task ${id}`,
+    content: html`
+      <h1>
+        Task <code>${id}</code>
+        <span class="kind ${outcome.state}" data-kind="${outcome.state}">${outcome.state}</span>
+      </h1>
+      ${notice('info', 'The task has left the queue; the queue keeps its outcome for a while (the engine option outcomeRetention).')}
+      ${outcomeSection(context, 'Outcome', 'outcome', outcome)}
+      <p><a href="${finishedPath(context, outcome.state)}">Recently ${outcome.state}</a></p>
+    `,
+  };
+}
+
+/**
  * heldPage: the page of a task created `after` another, which is not in the
  * queue until that one completes (its record is the held entry, read by
  * status); undefined when the id is not held.
  */
-async function heldPage(deps: PageDeps, id: string): Promise<Page | undefined> {
+function heldPage(deps: PageDeps, id: string, status: TaskStatus | undefined): Page | undefined {
   const { context } = deps;
-  const status = isObjectId(id) ? await deps.engine.status(id) : undefined;
   if (status?.state !== 'held' || status.task === undefined) return undefined;
   const after = status.after ?? '';
   return {

@@ -3,11 +3,13 @@
 import type { TaskPage } from '../../engine/page.js';
 import { isTaskPageState, taskPageStateNames, type TaskPageState } from '../../task/state.js';
 import { RescueError } from '../../errors.js';
-import { html } from '../html.js';
+import { html, type Html } from '../html.js';
 import { parseQuery, QueryTextError } from '../query.js';
 import { notice, type Page } from '../views/layout.js';
 import { taskTable } from '../views/task-row.js';
 import type { PageDeps } from './deps.js';
+import { csrfField } from '../views/actions.js';
+import type { PageContext } from '../views/layout.js';
 
 /** How many tasks a page of the list shows. */
 const tasksPerPage = 50;
@@ -87,7 +89,8 @@ export async function tasksPage(deps: PageDeps, request: TasksRequest): Promise<
     content: html`
       ${done === undefined ? '' : notice('ok', done)}
       <h1>Tasks <span class="subtitle">${state}</span></h1>
-      ${taskTable(context, page.tasks, 'No task on this page.')}
+      ${taskTable(context, page.tasks, 'No task on this page.', page.outcomes)}
+      ${bulkForms(context, state, queryText)}
       <nav class="pages">
         ${
           request.cursor === undefined || request.cursor === ''
@@ -106,4 +109,37 @@ export async function tasksPage(deps: PageDeps, request: TasksRequest): Promise<
       </p>
     `,
   };
+}
+
+/**
+ * bulkForms offers the bulk actions on every task of the state the query
+ * matches (not only this page's), with write access: reset (halted tasks),
+ * cancel and delete. Each asks for a confirmation and carries the CSRF token.
+ */
+function bulkForms(context: PageContext, state: TaskPageState, queryText: string): Html | string {
+  if (!context.write) return '';
+  const what = `every task of ${state}${queryText === '' ? '' : ` matching ${queryText}`}`;
+  const form = (action: string, label: string, confirm: string, danger = false) =>
+    html`<form
+      method="post"
+      action="${context.base}/tasks/bulk"
+      class="action"
+      data-action="bulk-${action}"
+      data-confirm="${confirm}"
+    >
+      ${csrfField(context)}
+      <input type="hidden" name="action" value="${action}" />
+      <input type="hidden" name="bulk-state" value="${state}" />
+      <input type="hidden" name="bulk-query" value="${queryText}" />
+      <button type="submit" class="${danger ? 'danger' : ''}">${label}</button>
+    </form>`;
+  return html`<section class="bulk">
+    <h2>Bulk actions</h2>
+    <p class="note">On ${what} (all pages, up to 10,000 tasks).</p>
+    <div class="actions">
+      ${form('reset', 'Reset cycles of all', `Reset the circuit breaker of ${what}, so each is offered again?`)}
+      ${form('cancel', 'Cancel all', `Cancel ${what}?`, true)}
+      ${form('remove', 'Delete all (bypass)', `Delete ${what}, whoever owns them? They are removed, not completed.`, true)}
+    </div>
+  </section>`;
 }

@@ -19,7 +19,7 @@ export interface PageContext {
 }
 
 /** PageName is a page of the navigation. */
-type PageName = 'overview' | 'tasks' | 'templates' | 'workers' | 'events' | 'create';
+type PageName = 'overview' | 'tasks' | 'finished' | 'templates' | 'workers' | 'events' | 'create';
 
 /** Page is what a page renders: the shell fills in the rest. */
 export interface Page {
@@ -41,6 +41,7 @@ export interface Page {
 const navigation: readonly { name: PageName; label: string; path: string }[] = [
   { name: 'overview', label: 'Overview', path: '/' },
   { name: 'tasks', label: 'Tasks', path: '/tasks' },
+  { name: 'finished', label: 'Finished', path: '/finished' },
   { name: 'templates', label: 'Templates', path: '/templates' },
   { name: 'workers', label: 'Workers', path: '/workers' },
   { name: 'events', label: 'Events', path: '/events' },

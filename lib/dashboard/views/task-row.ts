@@ -1,6 +1,7 @@
-// A task as one row of a list: id, kind, meta, owner, cycles, due time.
+// A task as one row of a list: id, state, meta, owner, cycles, due time.
 import { taskFacts } from '../../task/facts.js';
 import type { Task } from '../../task/task.js';
+import type { Outcome } from '../../engine/outcome.js';
 import { html, type Html } from '../html.js';
 import { taskPath } from '../paths.js';
 import { chips } from './labels.js';
@@ -8,27 +9,38 @@ import { timeLabel } from './format.js';
 import type { PageContext } from './layout.js';
 
 /** taskTable writes tasks as a table, or says there are none. */
-export function taskTable(context: PageContext, tasks: readonly Task[], empty: string): Html {
+export function taskTable(
+  context: PageContext,
+  tasks: readonly Task[],
+  empty: string,
+  outcomes?: Readonly<Record<string, Outcome>>,
+): Html {
   if (tasks.length === 0) return html`<p class="none">${empty}</p>`;
   return html`<table class="tasks">
     <thead>
       <tr>
         <th>id</th>
-        <th>kind</th>
+        <th>state</th>
         <th>meta</th>
         <th>owner</th>
         <th class="number">cycles</th>
         <th>due</th>
+        ${outcomes === undefined ? '' : html`<th>last error</th>`}
       </tr>
     </thead>
     <tbody>
-      ${tasks.map((task) => taskRow(context, task))}
+      ${tasks.map((task) => taskRow(context, task, outcomes))}
     </tbody>
   </table>`;
 }
 
-function taskRow(context: PageContext, task: Task): Html {
+function taskRow(
+  context: PageContext,
+  task: Task,
+  outcomes: Readonly<Record<string, Outcome>> | undefined,
+): Html {
   const facts = taskFacts(task, context.now);
+  const error = outcomes?.[facts.id]?.error;
   return html`<tr data-task="${facts.id}">
     <td>
       <a href="${taskPath(context, facts.id)}"><code>${facts.id}</code></a>
@@ -42,5 +54,12 @@ function taskRow(context: PageContext, task: Task): Html {
     <td>
       ${facts.due === undefined ? html`<span class="none">—</span>` : timeLabel(facts.due, context.now)}
     </td>
+    ${
+      outcomes === undefined
+        ? ''
+        : html`<td data-last-error>
+            ${error === undefined ? html`<span class="none">—</span>` : html`<span class="error-message">${error.message.length > 120 ? `${error.message.slice(0, 119)}…` : error.message}</span>`}
+          </td>`
+    }
   </tr>`;
 }

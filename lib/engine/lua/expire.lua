@@ -16,8 +16,9 @@
   ARGV[5]  revoke_ms   leases that ended at or before it are revoked: now_ms
                        less the engines' clock skew (the owner's clock may be
                        that far behind)
-  ARGV[6]  retention   how long the outcome of a task a revocation halts is kept, ms (0: not kept)
+  ARGV[6]  retention   how long the outcome of a removed held task is kept, ms (0: not kept)
   ARGV[7]  most        how many outcomes the queue keeps at most
+  ARGV[8]  failed      how long the outcome of a task a revocation halts is kept, ms (0: not kept)
 
   Returns  { deleted, revoked, more, halted }  more = 1 when a batch was full;
            halted: of the revoked tasks, those the circuit breaker now holds
@@ -88,7 +89,7 @@ for _, id in ipairs(ended) do
     reindex(id, task, freed, ctx)
     revoked = revoked + 1
     -- the circuit breaker holds it now: its waiters learn how its last attempt ended
-    if is_halted(freed) then halted_outcome(id, freed, now, tonumber(ARGV[6]), tonumber(ARGV[7])) end
+    if is_halted(freed) then halted_outcome(id, freed, now, tonumber(ARGV[8]), tonumber(ARGV[7])) end
   end
   if spend() then break end
 end
