@@ -24,7 +24,8 @@ function everyCall(engine: Engine): Record<string, () => Promise<unknown>> {
     createUnique: () => engine.create({ meta: { k: 'a' } }, { unique: { key: 'u' } }),
     createAfter: () => engine.create({ meta: { k: 'a' } }, { after: id }),
     createMany: () => engine.createMany([{ meta: { k: 'a' } }, { meta: { k: 'b' } }]),
-    schedule: () => engine.schedule('hourly', { cron: { [Label.Every]: 'hour' }, meta: { k: 'a' } }),
+    schedule: () =>
+      engine.schedule('hourly', { cron: { [Label.Every]: 'hour' }, meta: { k: 'a' } }),
     unschedule: () => engine.unschedule('hourly'),
     search: () => engine.search(),
     delete: () => engine.delete(owned),
