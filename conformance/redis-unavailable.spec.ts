@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Engine } from '../lib/engine/engine.js';
 import { RedisUnavailableError } from '../lib/errors.js';
 import { Label } from '../lib/task/label.js';
+import { Worker } from '../lib/worker/worker.js';
 import { elapsed } from './harness/outage.js';
 import { unusedPort } from './harness/ports.js';
 import { within } from './harness/worker.js';
@@ -20,6 +21,12 @@ function everyCall(engine: Engine): Record<string, () => Promise<unknown>> {
   const owned = { meta: { k: 'a' }, core: { [Label.Object]: id, [Label.Worker]: engine.worker } };
   return {
     create: () => engine.create({ meta: { k: 'a' } }),
+    createUnique: () => engine.create({ meta: { k: 'a' } }, { unique: { key: 'u' } }),
+    createAfter: () => engine.create({ meta: { k: 'a' } }, { after: id }),
+    createMany: () => engine.createMany([{ meta: { k: 'a' } }, { meta: { k: 'b' } }]),
+    schedule: () =>
+      engine.schedule('hourly', { cron: { [Label.Every]: 'hour' }, meta: { k: 'a' } }),
+    unschedule: () => engine.unschedule('hourly'),
     search: () => engine.search(),
     delete: () => engine.delete(owned),
     extend: () => engine.extend(owned),
@@ -37,6 +44,8 @@ function everyCall(engine: Engine): Record<string, () => Promise<unknown>> {
     run: () => engine.run({ meta: { k: 'a' } }),
     cancel: () => engine.cancel(id),
     doctor: () => engine.doctor(),
+    repair: () => engine.repair(),
+    workerStart: () => new Worker(engine, [{ filter: () => true, ensure: async () => {} }]).start(),
   };
 }
 

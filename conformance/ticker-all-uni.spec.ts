@@ -2,7 +2,10 @@ import type { Engine } from '../lib/engine/engine.js';
 import { TaskNotFoundError } from '../lib/errors.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Labels, Task } from '../lib/task/task.js';
+import { watchChannel } from '../lib/engine/keys.js';
 import { idOf, useQueue } from './harness/queue.js';
+import { channelSubscribers } from './harness/redis.js';
+import { until } from './harness/worker.js';
 
 // docs/semantics.md §3.9: `all` and `uni` templates, whose lingering children never
 // block but are replaced at every due tick. Day 2023-10-20, instants UTC.
@@ -176,6 +179,35 @@ describe('ticker: the `uni` template example of docs/semantics.md §3.9', () => 
     await expect(etw.extend(s1!)).rejects.toBeInstanceOf(TaskNotFoundError);
     await expect(etw.delete(s1!)).rejects.toBeInstanceOf(TaskNotFoundError);
     expect(idOf(await etw.search())).toBe(idOf(s2));
+  });
+
+  it('a replaced child leaves without an outcome: its wait rejects with TaskNotFoundError, a task held after it is dropped', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const templateId = idOf(
+      await eon.create({ cron: { [Label.Every]: 'hour' }, meta: { k: 'foo' }, node: uniNode }),
+    );
+    q.clock.set('2023-10-20T01:00:01Z');
+    await eon.ticker();
+    const [s1] = await childrenOf(eon, templateId);
+    const follower = await eon.create({ meta: { k: 'next' } }, { after: idOf(s1) });
+    expect((await eon.status(idOf(follower)))?.state).toBe('held');
+    const waiting = eon.wait(idOf(s1), { timeout: 10_000 });
+    const waitingFollower = eon.wait(idOf(follower), { timeout: 10_000 });
+    await until(
+      async () =>
+        (await channelSubscribers(q.redis, watchChannel(q.key, idOf(s1)))) === 1 &&
+        (await channelSubscribers(q.redis, watchChannel(q.key, idOf(follower)))) === 1,
+      3_000,
+      'both waits listen',
+    );
+    q.clock.set('2023-10-20T02:00:01Z');
+    await eon.ticker();
+    await expect(waiting).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(waitingFollower).rejects.toBeInstanceOf(TaskNotFoundError);
+    expect(await eon.status(idOf(s1))).toBeUndefined();
+    expect(await eon.status(idOf(follower))).toBeUndefined();
+    expect(await q.redis.exists(q.key.held, q.key.followers)).toBe(0);
   });
 
   it('moves tick-1 once the child is gone and the template is not overdue', async () => {

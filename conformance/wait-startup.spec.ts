@@ -1,5 +1,7 @@
+import type { Redis } from 'ioredis';
+import { engineContext } from '../lib/engine/runtime.js';
 import { WaitTimeoutError } from '../lib/errors.js';
-import { idOf, useWorkerQueue, within } from './harness/worker.js';
+import { idOf, until, useWorkerQueue, within } from './harness/worker.js';
 
 // The subscriber connection of wait and run opens on first use: subscribing
 // before it is ready would mix the channel subscriptions with the
@@ -55,5 +57,33 @@ describe('waits started together on a fresh engine', () => {
     }
     const states = await within(Promise.all(runs), 10_000, 'the runs');
     expect(states.filter((state) => state !== 'completed')).toEqual([]);
+  });
+
+  it('40 waits started before the subscriber is ready share its listeners (no MaxListenersExceededWarning)', async () => {
+    const q = queue();
+    const producer = q.live('producer');
+    const ids = await Promise.all(
+      Array.from({ length: 40 }, async (_, n) =>
+        idOf(await producer.create({ meta: { k: String(n) } })),
+      ),
+    );
+    const fresh = q.live('fresh');
+    await fresh.stats(); // the command connection is ready, the subscriber not yet opened
+    const waits = ids.map((id) =>
+      fresh.wait(id, { timeout: 300 }).then(
+        () => 'resolved',
+        (error: unknown) => (error instanceof WaitTimeoutError ? 'timeout' : String(error)),
+      ),
+    );
+    await until(() => engineContext(fresh).watcher !== undefined, 3_000, 'the subscriber opens');
+    const subscriber = Reflect.get(engineContext(fresh).watcher as object, 'subscriber') as Redis;
+    expect(subscriber.status).not.toBe('ready');
+    // Node warns of a possible leak once an event has more listeners than this
+    const crowded = ['ready', 'end', 'error'].filter(
+      (event) => subscriber.listenerCount(event) > subscriber.getMaxListeners(),
+    );
+    expect(crowded).toEqual([]);
+    const answers = await within(Promise.all(waits), 10_000, 'the waits');
+    expect(answers.filter((answer) => answer !== 'timeout')).toEqual([]);
   });
 });

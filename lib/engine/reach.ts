@@ -180,45 +180,80 @@ export function connectionLost(error: unknown): boolean {
   return typeof code === 'string' && socketCodes.has(code);
 }
 
+/** The calls of whenReady waiting for one client, and the listeners they share. */
+interface ReadyWait {
+  readonly waiters: Set<{ ready(): void; ended(): void }>;
+  /** the last connection error since the first of them began */
+  cause: unknown;
+  detach(): void;
+}
+
+const readyWaits = new WeakMap<RedisClient, ReadyWait>();
+
 /**
  * whenReady resolves once the client's connection is ready, at once when it
  * is: a subscriber must not subscribe during the connection's handshake (its
  * ready check would run on a connection in subscriber mode). Rejects with
  * RedisUnavailableError when it is not ready within timeoutMs, or when the
- * client is closed.
+ * client is closed. The calls waiting for one client share one listener of
+ * each event (each has its own timer): 40 waits started before a fresh
+ * engine's subscriber is ready must not add 120 listeners to it (Node warns
+ * of a leak beyond 10).
  */
 export function whenReady(client: RedisClient, timeoutMs: number, address: string): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
-    let cause: unknown;
-    const onError = (error: unknown) => {
-      cause = error;
-    };
-    const done = () => {
-      clearTimeout(timer);
-      client.off('ready', onReady);
-      client.off('end', onEnd);
-      client.off('error', onError);
-    };
-    const onReady = () => {
-      done();
-      resolve();
-    };
-    const onEnd = () => {
-      done();
-      reject(new RedisUnavailableError(`Redis at ${address}: the connection was closed`));
+    const wait = readyWait(client);
+    const waiter = {
+      ready: () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      ended: () => {
+        clearTimeout(timer);
+        reject(new RedisUnavailableError(`Redis at ${address}: the connection was closed`));
+      },
     };
     const timer = setTimeout(() => {
-      done();
+      wait.waiters.delete(waiter);
+      if (wait.waiters.size === 0) wait.detach();
       reject(
         new RedisUnavailableError(
           `Redis at ${address} could not be reached within ${timeoutMs} ms (the engine option connectTimeout)`,
-          cause === undefined ? undefined : { cause },
+          wait.cause === undefined ? undefined : { cause: wait.cause },
         ),
       );
     }, timeoutMs);
-    client.on('ready', onReady);
-    client.on('end', onEnd);
-    client.on('error', onError);
+    wait.waiters.add(waiter);
   });
+}
+
+/** readyWait is the shared wait of a client's whenReady calls, its listeners added by the first. */
+function readyWait(client: RedisClient): ReadyWait {
+  const existing = readyWaits.get(client);
+  if (existing !== undefined) return existing;
+  const settle = (how: 'ready' | 'ended') => {
+    wait.detach();
+    for (const waiter of wait.waiters) waiter[how]();
+  };
+  const onReady = () => settle('ready');
+  const onEnd = () => settle('ended');
+  const onError = (error: unknown) => {
+    wait.cause = error;
+  };
+  const wait: ReadyWait = {
+    waiters: new Set(),
+    cause: undefined,
+    detach: () => {
+      readyWaits.delete(client);
+      client.off('ready', onReady);
+      client.off('end', onEnd);
+      client.off('error', onError);
+    },
+  };
+  client.on('ready', onReady);
+  client.on('end', onEnd);
+  client.on('error', onError);
+  readyWaits.set(client, wait);
+  return wait;
 }

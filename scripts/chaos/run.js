@@ -20,6 +20,7 @@
 //   --quick           2,000 tasks, 3 workers: a smoke run
 //   --keep            keep the records (their directory is printed)
 //   --write           write the table into docs/reliability.md
+//   --help            this text
 // The failover scenario (its own table; each round 2,000 tasks at 1,000/s,
 // 4 workers of 16 slots unless --tasks, --rate, --workers, --concurrency say):
 //   --failovers N     failovers per durability setting (default 20)
@@ -27,7 +28,7 @@
 //   --lag MS          how long the replication link holds what the primary sends (default 100)
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -62,8 +63,19 @@ const { values } = parseArgs({
     failovers: { type: 'string' },
     durability: { type: 'string', multiple: true },
     lag: { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 });
+if (values.help) {
+  // the usage is the comment this file opens with
+  const lines = readFileSync(new URL(import.meta.url), 'utf8').split('\n');
+  const usage = lines.slice(
+    1,
+    lines.findIndex((line) => line.startsWith('import ')),
+  );
+  console.log(usage.map((line) => line.replace(/^\/\/ ?/, '')).join('\n'));
+  process.exit(0);
+}
 const integer = (text, fallback) => (text === undefined ? fallback : Number.parseInt(text, 10));
 const expiry = integer(values.expiry, 3_000);
 const stepMs = 5;

@@ -109,9 +109,10 @@ const counts = {
   errors: 0,
 };
 const errors = new Map();
-const noteError = (error) => {
+/** noteError counts an error under the call that raised it and its code. */
+const noteError = (call) => (error) => {
   counts.errors++;
-  const key = String(error?.code ?? error?.message ?? error).slice(0, 80);
+  const key = `${call} ${String(error?.code ?? error?.message ?? error).slice(0, 80)}`;
   errors.set(key, (errors.get(key) ?? 0) + 1);
 };
 let running = true;
@@ -127,18 +128,28 @@ async function createOne() {
   const meta = { soak: 'yes', n: String(i), ...(i % 20 === 3 ? { spawn: '1' } : {}) };
   if (i % 10 === 0) {
     counts.runs++;
-    await producer.run({ meta }, { timeout: 60_000 }).then(() => counts.runsSettled++, noteError);
+    await producer
+      .run({ meta }, { timeout: 60_000 })
+      .then(() => counts.runsSettled++, noteError('run'));
     return;
   }
   const options = i % 20 === 7 && lastId !== undefined ? { after: lastId } : undefined;
-  const task = await producer.create({ meta }, options);
+  let task;
+  try {
+    task = await producer.create({ meta }, options);
+  } catch (error) {
+    // after: the lead may be a task cancelled meanwhile (TASK_NOT_FOUND: a
+    // task is never held after one that did not complete)
+    noteError(options === undefined ? 'create' : 'create after')(error);
+    return;
+  }
   counts.created++;
   if (options !== undefined) counts.after++;
   const id = task.core[Label.Object];
   lastId = id;
   if (i % 20 === 11) {
     counts.cancels++;
-    await producer.cancel(id).catch(noteError);
+    await producer.cancel(id).catch(noteError('cancel'));
   }
 }
 async function produce() {
@@ -148,7 +159,7 @@ async function produce() {
     const due = Math.floor(((performance.now() - started) / 1000) * settings.rate);
     while (sent < due && inFlight.size < 200) {
       sent++;
-      track(createOne().catch(noteError));
+      track(createOne().catch(noteError('produce')));
     }
     await sleep(10);
   }
@@ -160,14 +171,14 @@ async function shortLived() {
     const engine = new Engine({ redis: server.url, queue: settings.queue });
     await engine
       .create({ meta: { soak: 'yes', kind: 'short-lived' } })
-      .then(() => counts.shortLived++, noteError);
+      .then(() => counts.shortLived++, noteError('short-lived create'));
     await engine.close();
   }
 }
 async function churn() {
   while (running) {
     await sleep(settings.churnMs);
-    if (running) await replaceOne().catch(noteError);
+    if (running) await replaceOne().catch(noteError('worker churn'));
   }
 }
 
