@@ -6,9 +6,11 @@
 // is printed as it completes and all are written to the `compare` section of
 // docs/benchmarks.md.
 //
-// Usage: node scripts/bench/compare.js [--runs N] [--quick]
-//   --runs N   runs per side and scenario (default 3; the 1M depth runs once)
-//   --quick    stop at 100k tasks, smaller counts everywhere (a smoke test)
+// Usage: node scripts/bench/compare.js [--runs N] [--quick] [--only SECTION]
+//   --runs N        runs per side and scenario (default 3; the 1M depth runs once)
+//   --quick         stop at 100k tasks, smaller counts everywhere (a smoke test)
+//   --only SECTION  lifecycle, cost, add, wakeup, depth or original alone:
+//                   printed, docs/benchmarks.md left as it is
 import { readFileSync } from 'node:fs';
 import { startBench } from './lib/setup.js';
 import { writeSection } from './lib/report.js';
@@ -40,6 +42,11 @@ function done(section) {
 }
 
 progress(`${settings.command}: ${runs} run(s) per side`);
+if (settings.only !== undefined) {
+  done(await onlySection(settings.only));
+  await bench.stop();
+  process.exit(0);
+}
 const life = await lifecycle({ sides, runs, url, ...settings.lifecycle });
 done(life.body);
 done(await cost({ sides, bench, ...settings.lifecycle }));
@@ -58,6 +65,26 @@ done(
     memory: depth.memory,
   }),
 );
+
+/** onlySection runs the one section `--only` names and returns its text. */
+async function onlySection(name) {
+  switch (name) {
+    case 'lifecycle':
+      return (await lifecycle({ sides, runs, url, ...settings.lifecycle })).body;
+    case 'cost':
+      return cost({ sides, bench, ...settings.lifecycle });
+    case 'add':
+      return addThroughput({ sides, runs, ...settings.add });
+    case 'wakeup':
+      return (await wakeupLatency({ sides, runs, ...settings.wakeup })).body;
+    case 'depth': {
+      const depth = await depthScaling({ sides, runs, bench, ...settings.depth });
+      return `${depth.depthBody}\n\n${depth.memoryBody}`;
+    }
+    default:
+      return indexing({ bench, oursSide, runs, ...settings.original });
+  }
+}
 
 const bullmq = JSON.parse(
   readFileSync(new URL('../../node_modules/bullmq/package.json', import.meta.url), 'utf8'),

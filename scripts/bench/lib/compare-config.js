@@ -1,23 +1,40 @@
 // Command-line flags and the sizes they imply.
 import { parseArgs } from 'node:util';
 
+/** The sections `--only` may name, in the order they run. */
+export const sectionNames = ['lifecycle', 'cost', 'add', 'wakeup', 'depth', 'original'];
+
 /**
- * config reads `--runs N` (default 3) and `--quick` (stop at 100k tasks,
- * smaller counts everywhere: a smoke test, not a measurement).
+ * config reads `--runs N` (default 3), `--quick` (stop at 100k tasks,
+ * smaller counts everywhere: a smoke test, not a measurement) and `--only
+ * <section>` (that section alone, printed and not written to the docs).
  */
 export function config(args = process.argv.slice(2)) {
   const { values } = parseArgs({
     args,
-    options: { runs: { type: 'string', default: '3' }, quick: { type: 'boolean', default: false } },
+    options: {
+      runs: { type: 'string', default: '3' },
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+    },
   });
+  const only = values.only;
+  if (only !== undefined && !sectionNames.includes(only)) {
+    throw new Error(`--only wants one of ${sectionNames.join(', ')}`);
+  }
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs wants a positive integer`);
   const quick = values.quick;
   const processedMost = quick ? 2_000 : 5_000;
-  const flags = [quick ? '--quick' : '', values.runs === '3' ? '' : `--runs ${runs}`];
+  const flags = [
+    quick ? '--quick' : '',
+    values.runs === '3' ? '' : `--runs ${runs}`,
+    only === undefined ? '' : `--only ${only}`,
+  ];
   return {
     runs,
     quick,
+    only,
     command: ['node scripts/bench/compare.js', ...flags].filter(Boolean).join(' '),
     lifecycle: { count: quick ? 10_000 : 50_000 },
     add: { each: quick ? 1_000 : 5_000, batched: quick ? 10_000 : 50_000 },
