@@ -27,7 +27,7 @@
 --- @include "has"
 --- @include "roots"
 
-redis.call('UNLINK', K['ready'], K['ready-cron'], K['ready-uni'], K['targets'], K['waiting'], K['promoted'],
+redis.call('UNLINK', K['ready'], K['ready-cron'], K['ready-uni'], K['ready-prio'], K['targets'], K['waiting'], K['promoted'],
   K['due'], K['leases'], K['owners'], K['owner-order'], K['holders'], K['broadcast'], K['halted'],
   K['retention'], K['templates'], K['ticker-check'], K['children'], K['gates'], K['gate-templates'],
   K['watched'], K['meta-tasks'], K['roots'], K['root-leaves'], K['root-anchors'], K['wild-roots'],

@@ -47,6 +47,7 @@ local function feature_key(name)
   elseif name == 'root-jobs' then return K['root-jobs']
   elseif name == 'ready-cron' then return K['ready-cron']
   elseif name == 'ready-uni' then return K['ready-uni']
+  elseif name == 'ready-prio' then return K['ready-prio']
   elseif name == 'filters' then return K['filters']
   elseif name == 'filter-pools' then return K['filter-pools']
   elseif name == 'parked-slots' then return K['parked-slots']
@@ -79,7 +80,7 @@ end
 local function rebuild_features()
   features_module = {}
   for _, name in ipairs({ 'followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups',
-    'promoted', 'root-jobs', 'ready-cron', 'ready-uni', 'filters', 'filter-pools', 'parked-slots', 'events' }) do
+    'promoted', 'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filters', 'filter-pools', 'parked-slots', 'events' }) do
     if redis.call('EXISTS', feature_key(name)) == 1 then use_feature(name) end
   end
 end
