@@ -70,6 +70,25 @@ describe('priorities', () => {
     expect(await round()).toEqual([0, -1, -4]);
   });
 
+  it('orders the tasks of a createMany chunk, with and without priorities, as single creates', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    await eon.createMany([task('a'), task('b', 2), task('c', -2), task('d', 0), task('e', 2)]);
+    await eon.createMany([task('f'), task('g')]);
+    expect(await drain([eon])).toEqual(['b', 'e', 'a', 'd', 'f', 'g', 'c']);
+  });
+
+  it('puts a task whose stored priority something else rewrote where its record says, once a search meets it', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const moved = await eon.create(task('moved', 5));
+    await eon.create(task('plain'));
+    const record = await q.redis.hget(q.key.tasks, idOf(moved));
+    await q.redis.hset(q.key.tasks, idOf(moved), record!.replace('"5"', '"-5"'));
+    expect(await drain([eon])).toEqual(['plain', 'moved']);
+    expect(await q.redis.exists(q.key['ready-prio'])).toBe(0);
+  });
+
   it('treats priority 0 as no priority: it waits in `ready` with the others, oldest first', async () => {
     const q = queue();
     const eon = q.engine('eon');
