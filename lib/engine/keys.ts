@@ -88,6 +88,7 @@ export const keyNames = [
   'unique', // hash: unique key -> `<id>\0<ttl ms>` of the task that holds it (while it lives, then for ttl)
   'unique-expiry', // zset: unique keys whose task ended, score = when the key is free (ms)
   'schedules', // hash: schedule name -> id of its cron template (engine.schedule)
+  'paused', // string: when the queue was paused (ms; engine.pause): searches hand out nothing while it exists
   'control', // pub/sub channel (not a key) on which cancel tells workers which running task to stop
   'watch', // prefix of the pub/sub channels `<watch>:<id>` (not keys) on which a task's outcome and progress are told
 ] as const;
@@ -102,6 +103,7 @@ export type KeyName = (typeof keyNames)[number];
 export const featureKeys = [
   'followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups', 'promoted',
   'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filters', 'filter-pools', 'parked-slots', 'events',
+  'paused',
 ] as const satisfies readonly KeyName[]; // prettier-ignore
 
 export type QueueKeys = Record<KeyName, string> & {

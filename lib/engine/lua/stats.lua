@@ -136,6 +136,7 @@ return cjson.encode({
   gate = redis.call('ZCARD', K['gate-templates']),
   broadcast = redis.call('ZCARD', K['broadcast']),
   held = redis.call('HLEN', K['held']),
+  paused = redis.call('GET', K['paused']) or false,
   oldest = oldest or false,
   owner_count = redis.call('HLEN', K['owners']),
   owners = owners,

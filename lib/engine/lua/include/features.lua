@@ -52,6 +52,7 @@ local function feature_key(name)
   elseif name == 'filter-pools' then return K['filter-pools']
   elseif name == 'parked-slots' then return K['parked-slots']
   elseif name == 'events' then return K['events']
+  elseif name == 'paused' then return K['paused']
   end
   return nil
 end
@@ -80,7 +81,8 @@ end
 local function rebuild_features()
   features_module = {}
   for _, name in ipairs({ 'followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups',
-    'promoted', 'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filters', 'filter-pools', 'parked-slots', 'events' }) do
+    'promoted', 'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filters', 'filter-pools', 'parked-slots', 'events',
+    'paused' }) do
     if redis.call('EXISTS', feature_key(name)) == 1 then use_feature(name) end
   end
 end

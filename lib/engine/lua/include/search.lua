@@ -243,8 +243,9 @@ local function search(request, ctx)
     parking().unpark(slot_key)
   end
 
-  -- no work: the runtime's slot parks until a task it may take comes
-  local function idle(floor)
+  -- no work: the runtime's slot parks until a task it may take comes (or
+  -- the queue resumes); paused: no due time either, the resume wakes it
+  local function idle(floor, paused)
     if slot_key ~= nil and request.park_until ~= '' then
       local filter_ids = {}
       for index, filter_id in ipairs(request.filter_ids) do
@@ -258,15 +259,17 @@ local function search(request, ctx)
       if #filter_ids == 0 then filter_ids = { '' } end
       parking().park(slot_key, tonumber(request.park_until), filter_ids)
     end
-    return answer('none', nil, nil, floor, next_due())
+    return answer('none', nil, nil, floor, paused and '' or next_due())
   end
 
   -- most queues have no broadcast, waiting, obsolete or promoted tasks: one
   -- call tells whether those phases have anything to do
   local optional = redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete-groups'], K['promoted'],
-    K['root-jobs'], K['ready-prio']) > 0
+    K['root-jobs'], K['ready-prio'], K['paused']) > 0
 
   local floor = request.floor .. ':' .. request.base
+  -- a paused queue hands out nothing (§3.14): the slot parks, resume wakes it
+  if optional and redis.call('EXISTS', K['paused']) == 1 then return idle(floor, true) end
   if optional and redis.call('EXISTS', K['broadcast']) == 1 then
     -- a counter below the floor: Redis went back in time (an older snapshot,
     -- a failover to a lagging replica); the engine lowers its floors
