@@ -83,6 +83,16 @@ describe('pause and resume', () => {
     expect(names.sort()).toEqual(['all', 'exact', 'owned', 'template']);
   });
 
+  it('pauses a queue that holds nothing yet: its first tasks wait for resume', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    expect(await eon.pause()).toBe(true);
+    await eon.create({ meta: { name: 'first' } });
+    expect(await eon.search()).toBeUndefined();
+    expect(await eon.resume()).toBe(true);
+    expect((await eon.search())?.meta?.['name']).toBe('first');
+  });
+
   it('keeps a pause across repair()', async () => {
     const q = queue();
     const eon = q.engine('eon');
@@ -141,7 +151,7 @@ describe('pause and resume with workers', () => {
     expect(started.slice(1).sort()).toEqual(['1', '2', '3', '4']);
   });
 
-  it('gives a parked slot no due time to wake at while paused: a due task makes no search loop', async () => {
+  it('wakes no parked slot while paused: neither a due task (no search loop) nor creates', async () => {
     const eon = queue().live('eon');
     let searches = 0;
     addObserver(contextOf(eon), {
@@ -172,11 +182,13 @@ describe('pause and resume with workers', () => {
       meta: { kind: 'job', n: 'exact' },
       cron: { [Label.Exact]: due.toISOString() },
     });
+    // creates while paused wake no slot
+    for (let n = 0; n < 5; n++) await eon.create({ meta: { kind: 'job', n: String(n) } });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(started).toEqual([]);
-    expect(searches).toBeLessThanOrEqual(4); // the first search, the wake at the due time: no loop
+    expect(searches).toBeLessThanOrEqual(3); // the first search, the wake at the due time: no loop
     await eon.resume();
-    await until(() => started.length === 1, 3_000, 'the due task claimed after resume');
+    await until(() => started.length === 6, 3_000, 'the tasks claimed after resume');
   });
 
   it('rescue pause, stats and resume', async () => {

@@ -594,9 +594,12 @@ local function candidates(now)
 end
 
 -- wake_slots unparks a slot for each task that became claimable, one whose
--- worker the share gate lets take one more task; returns their keys
+-- worker the share gate lets take one more task (none while the queue is
+-- paused); returns their keys
 local function wake_slots(ctx)
   if #ctx.claimable == 0 or redis.call('EXISTS', K['parked-slots']) == 0 then return {} end
+  -- a paused queue hands out nothing: its slots wait for resume (pause.lua)
+  if features()['paused'] and redis.call('EXISTS', K['paused']) == 1 then return {} end
   local n = nil -- counted when first needed
   local granted = {}
   local function may_take(worker)
