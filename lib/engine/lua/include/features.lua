@@ -9,6 +9,9 @@
 --
 -- API (stable: other paths call it):
 --   features()          the table of used features, { [name] = true }, read once a call
+--   features(true)      that table when this call read it already, else nil (reads
+--                       nothing; one function, not two: the general path of a
+--                       script is a closure at Lua's limit of 60 upvalues)
 --   use_feature(name)   a script wrote a datum of the feature `name`
 --   plain_queue(...)    true when none of the named features is in use (may write:
 --                       it clears fields whose key is gone)
@@ -23,7 +26,8 @@ local function read_features()
   return used
 end
 
-local function features()
+local function features(peek)
+  if peek then return features_module end
   return read_features()
 end
 

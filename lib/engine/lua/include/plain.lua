@@ -99,8 +99,12 @@ local function plain_search(request, ctx)
   -- next plain search (the plain path adds none of them; the caller forgets it
   -- when the general path ran)
   if ctx.plain_queue == nil then
-    ctx.plain_queue = redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete-groups'], K['promoted'],
-      K['root-jobs'], K['ready-cron'], K['ready-uni'], K['ready-prio'], K['filter-pools'], K['paused']) == 0
+    -- priorities and a pause: read_plain read `features` and cleared their
+    -- fields if their keys are gone, so the fields say it without a command
+    local used = features()
+    ctx.plain_queue = not used['ready-prio'] and not used['paused'] and redis.call('EXISTS', K['broadcast'],
+      K['waiting'], K['obsolete-groups'], K['promoted'], K['root-jobs'], K['ready-cron'], K['ready-uni'],
+      K['filter-pools']) == 0
   end
   if not ctx.plain_queue then return nil end
   local worker = request.worker

@@ -263,13 +263,24 @@ local function search(request, ctx)
   end
 
   -- most queues have no broadcast, waiting, obsolete or promoted tasks: one
-  -- call tells whether those phases have anything to do
-  local optional = redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete-groups'], K['promoted'],
-    K['root-jobs'], K['ready-prio'], K['paused']) > 0
+  -- call tells whether those phases have anything to do; whether the queue
+  -- has tasks with a priority or is paused, the `features` this call read
+  -- tell (a field is never missing while its key exists), else the same call
+  local used = features(true)
+  local optional
+  if used == nil then
+    optional = redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete-groups'], K['promoted'],
+      K['root-jobs'], K['ready-prio'], K['paused']) > 0
+  else
+    optional = redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete-groups'], K['promoted'],
+      K['root-jobs']) > 0
+  end
+  local maybe_prio = (used == nil and optional) or (used ~= nil and used['ready-prio'] == true)
+  local maybe_paused = (used == nil and optional) or (used ~= nil and used['paused'] == true)
 
   local floor = request.floor .. ':' .. request.base
   -- a paused queue hands out nothing (§3.14): the slot parks, resume wakes it
-  if optional and redis.call('EXISTS', K['paused']) == 1 then return idle(floor, true) end
+  if maybe_paused and redis.call('EXISTS', K['paused']) == 1 then return idle(floor, true) end
   if optional and redis.call('EXISTS', K['broadcast']) == 1 then
     -- a counter below the floor: Redis went back in time (an older snapshot,
     -- a failover to a lagging replica); the engine lowers its floors
@@ -294,7 +305,7 @@ local function search(request, ctx)
   local with_cron = redis.call('ZCARD', K['ready-cron'])
   local unicast = redis.call('ZCARD', K['ready-uni'])
   -- tasks with a priority (§3.13): a queue that has none asks nothing more
-  local with_prio = optional and redis.call('ZCARD', K['ready-prio']) or 0
+  local with_prio = maybe_prio and redis.call('ZCARD', K['ready-prio']) or 0
   if workers > 1 then
     local candidates = redis.call('ZCARD', K['ready']) + with_cron + unicast + with_prio
       + redis.call('ZCARD', K['leases']) + unpromoted - late
