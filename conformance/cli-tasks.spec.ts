@@ -39,6 +39,7 @@ describe('rescue tasks', () => {
         '3',
         '--retry',
         'fixed 30 seconds x 3',
+        '--priority=-5',
       ]),
       rescueJson<Task>([
         'tasks',
@@ -65,6 +66,7 @@ describe('rescue tasks', () => {
     expect(stored.find((task) => idOf(task) === id)?.core).toMatchObject({
       [Label.Cancel]: '3',
       [Label.Retry]: 'fixed 30 seconds x 3',
+      [Label.Priority]: '-5',
     });
     expect(stored.find((task) => idOf(task) === idOf(fromJson))).toEqual(fromJson);
     expect(fromJson.sync).toEqual({ s: '1' });

@@ -64,6 +64,12 @@ const mistakes: [string, unknown, new (message: string) => RescueError, string][
     `did you mean "${Label.Every}" (Label.Every) in Task.cron?`,
   ],
   [
+    'a priority that is not an integer',
+    { core: { [Label.Priority]: '1e3' }, meta },
+    TaskCoreError,
+    `"${Label.Priority}" must be an integer from -2147483648 to 2147483647`,
+  ],
+  [
     'cancel without its scheme',
     { core: { cancel: '3' }, meta },
     TaskCoreError,

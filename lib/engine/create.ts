@@ -128,7 +128,7 @@ export interface CreateOptions {
 /**
  * leanCreatable: a task create.lua may store on its lean path
  * (include/create.lua): an `any` task without cron, gate or root, that no
- * core label makes owned or timed, with nothing due. The script still sends
+ * core label makes owned, timed or prioritised, with nothing due. The script still sends
  * it to the general path when the queue's features change what it writes.
  */
 export function leanCreatable(task: Task, args: PreparedCreate['args']): boolean {
@@ -138,6 +138,7 @@ export function leanCreatable(task: Task, args: PreparedCreate['args']): boolean
   const method = task.node?.[Label.Method];
   if (method === Method.All || method === Method.Uni) return false;
   const core = task.core ?? {};
+  if (core[Label.Priority] !== undefined && core[Label.Priority] !== '0') return false;
   return core[Label.Worker] === undefined && core[Label.RetryAt] === undefined;
 }
 

@@ -16,6 +16,7 @@ import { observe } from './observe.js';
 import { resolveEngineOptions, type EngineOptions } from './options.js';
 import { scheduleTemplate, unscheduleTemplate, type ScheduleResult } from './named-schedule.js';
 import { listPage, type TaskPage, type TaskPageOptions } from './page.js';
+import { pauseQueue } from './pause.js';
 import { repairQueue, type RepairReport } from './repair.js';
 import { existsTask, listTasks } from './scan.js';
 import { searchTask } from './search.js';
@@ -175,6 +176,24 @@ export class Engine {
    */
   cancelTasks(options: BulkOptions): Promise<BulkResult> {
     return bulkAct(this, 'cancel', options);
+  }
+
+  /**
+   * pause pauses the whole queue: from now on no search of any engine or
+   * worker hands out a task (creates, completions, extends, expire and
+   * ticker go on; tasks already running finish). Resolves false when it
+   * was paused already. docs/semantics.md §3.14.
+   */
+  pause(): Promise<boolean> {
+    return observe(this.context, 'pause', () => pauseQueue(this.context, true));
+  }
+
+  /**
+   * resume ends a pause: searches hand out tasks again, and the workers'
+   * idle slots are woken at once. Resolves false when the queue was not paused.
+   */
+  resume(): Promise<boolean> {
+    return observe(this.context, 'resume', () => pauseQueue(this.context, false));
   }
 
   /** expire deletes tasks past retention and revokes ended leases. */

@@ -40,6 +40,7 @@ export const keyNames = [
   'ready', // zset (lex, score 0): unowned claimable `any` tasks without cron
   'ready-cron', // zset (lex): unowned claimable `any` tasks with a cron map (due exact / deferred / other)
   'ready-uni', // zset (lex): `<target worker>\0<id>` of unowned claimable `uni` tasks
+  'ready-prio', // zset (lex): `<priority tag><id>` of unowned claimable `any` tasks with a priority other than 0 (higher first, then oldest)
   'targets', // hash: id of each task in `ready-uni` -> its target worker (to find its member without the record)
   'waiting', // zset: unowned exact / deferred tasks not yet due, score = due ms
   'promoted', // zset: exact / deferred tasks in a ready pool, score = due ms (a search whose clock is behind skips them)
@@ -87,6 +88,7 @@ export const keyNames = [
   'unique', // hash: unique key -> `<id>\0<ttl ms>` of the task that holds it (while it lives, then for ttl)
   'unique-expiry', // zset: unique keys whose task ended, score = when the key is free (ms)
   'schedules', // hash: schedule name -> id of its cron template (engine.schedule)
+  'paused', // string: when the queue was paused (ms; engine.pause): searches hand out nothing while it exists
   'control', // pub/sub channel (not a key) on which cancel tells workers which running task to stop
   'watch', // prefix of the pub/sub channels `<watch>:<id>` (not keys) on which a task's outcome and progress are told
 ] as const;
@@ -100,7 +102,8 @@ export type KeyName = (typeof keyNames)[number];
  */
 export const featureKeys = [
   'followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups', 'promoted',
-  'root-jobs', 'ready-cron', 'ready-uni', 'filters', 'filter-pools', 'parked-slots', 'events',
+  'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filters', 'filter-pools', 'parked-slots', 'events',
+  'paused',
 ] as const satisfies readonly KeyName[]; // prettier-ignore
 
 export type QueueKeys = Record<KeyName, string> & {

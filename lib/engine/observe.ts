@@ -26,7 +26,9 @@ export type OperationName =
   | 'cycles'
   | 'ticker'
   | 'doctor'
-  | 'repair';
+  | 'repair'
+  | 'pause'
+  | 'resume';
 
 /**
  * TaskSource says how a task came into the queue: `api` create, `cron` a

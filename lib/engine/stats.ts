@@ -45,6 +45,8 @@ export interface QueueStats {
   readonly broadcast: number;
   /** Tasks created `after` a task that has not completed yet (not counted in `tasks`). */
   readonly held: number;
+  /** When the queue was paused (`engine.pause()`), or undefined: it is not. */
+  readonly paused: Date | undefined;
   /**
    * The oldest claimable task by creation time, and its age by the engine's
    * clock: among unicast tasks, only the first statsTargetSample target
@@ -86,6 +88,7 @@ interface StatsReply {
   gate: number;
   broadcast: number;
   held: number;
+  paused: string | false;
   oldest: string | false;
   owner_count: number;
   owners: string[] | Record<string, never>;
@@ -120,6 +123,7 @@ export async function queueStats(context: EngineContext): Promise<QueueStats> {
     gateTemplates: reply.gate,
     broadcast: reply.broadcast,
     held: reply.held,
+    paused: reply.paused === false ? undefined : new Date(Number(reply.paused)),
     oldestClaimable: oldestOf(reply.oldest, at),
     ownerCount: reply.owner_count,
     owners: ownersOf(reply.owners),

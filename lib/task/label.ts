@@ -9,6 +9,13 @@ export const Label = {
   /** core: circuit breaker; a positive integer N halts the task once cycles ≥ N. */
   Cancel: 'task.rescue.io/cancel',
   /**
+   * core: the task's priority, a decimal integer from -2147483648 to 2147483647
+   * (32-bit signed, no leading zeros or `+`); absent means 0. Claims take the
+   * highest priority first, then the oldest (docs/semantics.md §3.13). Set with
+   * create, like Cancel; kept across cycles; a cron template's children have it.
+   */
+  Priority: 'task.rescue.io/priority',
+  /**
    * core: the task's own retry policy, in the interval language
    * (`exponential 1 second .. 1 hour x 5`, `fixed 30 seconds`; lib/schedule/retry.ts);
    * it wins over its handler's. Set with create, like Cancel.

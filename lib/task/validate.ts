@@ -50,16 +50,22 @@ export function validateCreate(argument: unknown, now: Date): Snapshot & { plan:
 
   if (core !== undefined) {
     const keys = Object.keys(core);
-    const settable: string[] = [Label.Cancel, Label.Retry];
+    const settable: string[] = [Label.Cancel, Label.Retry, Label.Priority];
     if (keys.length === 0 || keys.some((key) => !settable.includes(key))) {
       throw new TaskCoreError(
-        `create: Task.core may hold only ${quoteShort(Label.Cancel)} and ${quoteShort(Label.Retry)}; got ${keys.length === 0 ? 'an empty map' : `keys ${keys.map(quoteShort).join(', ')}`}${hintFor(keys)}`,
+        `create: Task.core may hold only ${quoteShort(Label.Cancel)}, ${quoteShort(Label.Retry)} and ${quoteShort(Label.Priority)}; got ${keys.length === 0 ? 'an empty map' : `keys ${keys.map(quoteShort).join(', ')}`}${hintFor(keys)}`,
       ); // C2
     }
     const cancel = core[Label.Cancel];
     if (cancel !== undefined && !isPositiveInteger(cancel)) {
       throw new TaskCoreError(
         `create: Task.core ${quoteShort(Label.Cancel)} must be a positive integer (digits only, at least 1); got ${quoteShort(cancel)}`,
+      ); // C3
+    }
+    const priority = core[Label.Priority];
+    if (priority !== undefined && !isPriority(priority)) {
+      throw new TaskCoreError(
+        `create: Task.core ${quoteShort(Label.Priority)} must be an integer from ${priorityRange.min} to ${priorityRange.max} (digits, an optional '-', no leading zeros); got ${quoteShort(priority)}`,
       ); // C3
     }
     const retry = core[Label.Retry];
@@ -410,4 +416,14 @@ function isPositiveInteger(text: string): boolean {
 
 function isNonEmpty(labels: Labels | undefined): boolean {
   return labels !== undefined && Object.keys(labels).length > 0;
+}
+
+/** The range of `core[Label.Priority]` (docs/semantics.md §3.13): a 32-bit signed integer. */
+const priorityRange = { min: -2147483648, max: 2147483647 } as const;
+
+/** isPriority: a priority as create takes it: a canonical decimal integer within priorityRange. */
+function isPriority(text: string): boolean {
+  if (!/^(0|-?[1-9][0-9]{0,9})$/.test(text)) return false;
+  const value = Number(text);
+  return value >= priorityRange.min && value <= priorityRange.max;
 }

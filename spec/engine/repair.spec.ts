@@ -30,6 +30,7 @@ const kept = [
   'unique',
   'unique-expiry',
   'schedules',
+  'paused',
 ];
 
 describe('repair-start.lua', () => {

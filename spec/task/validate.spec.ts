@@ -156,7 +156,7 @@ describe('create validation', () => {
     ],
     [
       { core: { cancel: '3' }, meta },
-      `create: Task.core may hold only "${Label.Cancel}" and "${Label.Retry}"; got keys "cancel"; did you mean "${Label.Cancel}" (Label.Cancel)?`,
+      `create: Task.core may hold only "${Label.Cancel}", "${Label.Retry}" and "${Label.Priority}"; got keys "cancel"; did you mean "${Label.Cancel}" (Label.Cancel)?`,
     ],
     [
       { node: { method: 'all' }, meta },

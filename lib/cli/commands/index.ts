@@ -12,6 +12,7 @@ import { runDashboardCommand } from '../../dashboard/command.js';
 import type { CliCommand } from '../command.js';
 import { doctorCommand } from './doctor.js';
 import { metricsCommand } from './metrics.js';
+import { pauseCommand, resumeCommand } from './pause.js';
 import { repairCommand } from './repair.js';
 import { statsCommand } from './stats.js';
 import { tailCommand } from './tail.js';
@@ -35,6 +36,8 @@ export const commands: Readonly<Record<string, CliCommand>> = {
   tail: tailCommand,
   doctor: doctorCommand,
   repair: repairCommand,
+  pause: pauseCommand,
+  resume: resumeCommand,
   metrics: metricsCommand,
   dashboard: {
     summary: 'serve a web dashboard of the queue (read-only unless --write)',

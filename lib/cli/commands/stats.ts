@@ -19,6 +19,9 @@ export const statsCommand = defineEngineCommand({
         ['queue', `${engine.keyfmt()} on ${engine.listen()}`],
         ['at', stats.at.toISOString()],
         ['tasks', String(stats.tasks)],
+        ...(stats.paused === undefined
+          ? []
+          : [['paused', `since ${stats.paused.toISOString()}`] as [string, string]]),
         [
           'claimable',
           `${stats.claimable}${oldest === undefined ? '' : `  (oldest ${oldest.id}, ${duration(oldest.ageMs)} old)`}`,

@@ -12,6 +12,7 @@ const shorthands = {
   exact: { map: 'cron', key: Label.Exact },
   cancel: { map: 'core', key: Label.Cancel },
   retry: { map: 'core', key: Label.Retry },
+  priority: { map: 'core', key: Label.Priority },
   method: { map: 'node', key: Label.Method },
 } as const;
 
@@ -79,6 +80,11 @@ export const tasksCreateCommand = defineEngineCommand({
       type: 'string',
       value: '<policy>',
       help: `retry policy, e.g. 'exponential 1 second .. 1 hour x 5': core ${Label.Retry}`,
+    },
+    priority: {
+      type: 'string',
+      value: '<n>',
+      help: `claimed before lower priorities (an integer, default 0; --priority=-1 below it): core ${Label.Priority}`,
     },
     method: {
       type: 'string',

@@ -57,6 +57,14 @@ export async function overviewPage(deps: PageDeps): Promise<Page> {
     content: html`
       ${feed.failure === undefined ? '' : notice('error', `Sampling failed: ${feed.failure}`)}
       <h1>Overview</h1>
+      ${
+        stats.paused === undefined
+          ? ''
+          : notice(
+              'info',
+              `The queue is paused since ${stats.paused.toISOString()}: no worker claims a task until it is resumed (rescue resume).`,
+            )
+      }
       <ul class="cards">
         ${card('tasks', stats.tasks, 'all', 'tasks')}
         ${card('claimable', stats.claimable, 'claimable', 'claimable')}

@@ -144,7 +144,7 @@ end
 -- the sets whose members (ids) are the tasks of a state, and how many
 -- tasks it holds: a listed query walks the listing or the state, the smaller
 local state_sets = {
-  claimable = { K['ready'], K['ready-cron'] }, -- and `targets` (ready-uni)
+  claimable = { K['ready'], K['ready-cron'] }, -- and `targets` (ready-uni), `ready-prio`
   owned = { K['leases'] },
   waiting = { K['waiting'] },
   halted = { K['halted'] },
@@ -156,12 +156,19 @@ local function in_state(id)
   for _, key in ipairs(state_sets[state] or {}) do
     if redis.call('ZSCORE', key, id) then return true end
   end
-  return state == 'all' or (state == 'claimable' and redis.call('HEXISTS', K['targets'], id) == 1)
+  if state == 'claimable' and redis.call('HEXISTS', K['targets'], id) == 1 then return true end
+  if state == 'claimable' and redis.call('EXISTS', K['ready-prio']) == 1 then
+    -- a member of `ready-prio` is `<priority tag><id>`: the record says the tag
+    local task = load_task(id)
+    local tag = task and priority_tag(task) or ''
+    if tag ~= '' and redis.call('ZSCORE', K['ready-prio'], tag .. id) then return true end
+  end
+  return state == 'all'
 end
 local function state_size()
   if state == 'all' then return redis.call('HLEN', K['tasks']) end
   if state == 'held' then return redis.call('HLEN', K['held']) end
-  local size = state == 'claimable' and redis.call('HLEN', K['targets']) or 0
+  local size = state == 'claimable' and redis.call('HLEN', K['targets']) + redis.call('ZCARD', K['ready-prio']) or 0
   for _, key in ipairs(state_sets[state] or {}) do size = size + redis.call('ZCARD', key) end
   return size
 end
@@ -202,10 +209,10 @@ step_spent() -- the clock starts here
 if listed ~= nil then
   next_position = by_listed(listed, string.sub(position, 2))
 elseif state == 'claimable' then
-  local pools = { K['ready'], K['ready-cron'], K['ready-uni'] }
+  local pools = { K['ready'], K['ready-cron'], K['ready-uni'], K['ready-prio'] }
   local pool = tonumber(string.sub(position, 1, 1)) or 1
   local after = string.sub(position, 2)
-  while pool <= 3 do
+  while pool <= 4 do
     local last = by_member(pools[pool], after)
     if last ~= nil then
       next_position = pool .. last

@@ -11,7 +11,7 @@
   sweep cursor, the events stream (tail's history), the outcomes (and outcome-large) and failed
   attempts, the held tasks (held, followers, held-sweep), the unique keys
   (unique, unique-expiry: who holds each, and until when), the names of
-  schedules (schedules), and the meta keys engines declared (meta-indexes), which jobs
+  schedules (schedules), whether the queue is paused (paused), and the meta keys engines declared (meta-indexes), which jobs
   list anew (include/roots.lua). spec/engine/repair.spec.ts checks that this
   list and the one below name every key of lib/engine/keys.ts.
 
@@ -27,7 +27,7 @@
 --- @include "has"
 --- @include "roots"
 
-redis.call('UNLINK', K['ready'], K['ready-cron'], K['ready-uni'], K['targets'], K['waiting'], K['promoted'],
+redis.call('UNLINK', K['ready'], K['ready-cron'], K['ready-uni'], K['ready-prio'], K['targets'], K['waiting'], K['promoted'],
   K['due'], K['leases'], K['owners'], K['owner-order'], K['holders'], K['broadcast'], K['halted'],
   K['retention'], K['templates'], K['ticker-check'], K['children'], K['gates'], K['gate-templates'],
   K['watched'], K['meta-tasks'], K['roots'], K['root-leaves'], K['root-anchors'], K['wild-roots'],

@@ -68,11 +68,12 @@ else
     redis.call('HSET', K['schedules'], name, id)
     answer = 'created ' .. id
   else
-    -- the template keeps its id and core (cycles, trace; cancel and retry are
-    -- the new ones); the same interval keeps its ticks, another one starts
-    -- from the new ticks
+    -- the template keeps its id and core (cycles, trace; cancel, retry and
+    -- priority are the new ones); the same interval keeps its ticks, another
+    -- one starts from the new ticks
     local core = copy_map(current.core)
     core[LABEL_CANCEL], core[LABEL_RETRY] = task.core[LABEL_CANCEL], task.core[LABEL_RETRY]
+    core[LABEL_PRIORITY] = task.core[LABEL_PRIORITY]
     task.core = core
     if current.cron[LABEL_EVERY] == task.cron[LABEL_EVERY] then
       task.cron = current.cron

@@ -46,6 +46,7 @@ const scriptFiles = {
   ticker: 'ticker',
   aclCheck: 'acl-check',
   schedule: 'schedule',
+  pause: 'pause',
 } as const;
 
 function loadAll(variant: ScriptVariant): Record<keyof typeof scriptFiles, LoadedScript> {

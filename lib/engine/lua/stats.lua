@@ -29,7 +29,7 @@ local owner_budget = tonumber(ARGV[2])
 local target_budget = tonumber(ARGV[3])
 
 -- the oldest claimable task: ids sort by creation, so it is the least of the
--- heads of `ready` and `ready-cron`, and of the head under each target worker
+-- heads of `ready` and `ready-cron`, of the head under each target worker
 -- in `ready-uni` (`<target>\0<id>`, one jump per target, at most target_budget)
 local oldest = nil
 local function consider(id)
@@ -37,7 +37,16 @@ local function consider(id)
 end
 consider(redis.call('ZRANGE', K['ready'], 0, 0)[1])
 consider(redis.call('ZRANGE', K['ready-cron'], 0, 0)[1])
+-- and the head of each priority in `ready-prio` (`<priority tag><id>`, one
+-- jump per priority, at most target_budget)
 local from = '-'
+for _ = 1, target_budget do
+  local member = redis.call('ZRANGEBYLEX', K['ready-prio'], from, '+', 'LIMIT', 0, 1)[1]
+  if member == nil then break end
+  consider(string.sub(member, -26))
+  from = '(' .. string.sub(member, 1, -27) .. '\255'
+end
+from = '-'
 for _ = 1, target_budget do
   local member = redis.call('ZRANGEBYLEX', K['ready-uni'], from, '+', 'LIMIT', 0, 1)[1]
   if member == nil then break end
@@ -79,6 +88,8 @@ local rest = sample_most - #unicast
 local plain = head(K['ready'], rest)
 local cron = head(K['ready-cron'], rest)
 local sample, targets = {}, {}
+-- the tasks of the highest priorities first, as a search takes them
+for _, member in ipairs(head(K['ready-prio'], math.floor(rest / 2))) do sample[#sample + 1] = string.sub(member, -26) end
 local p, c = 1, 1
 while #sample < rest and (plain[p] or cron[c]) do
   if cron[c] == nil or (plain[p] ~= nil and bytes_less(plain[p], cron[c])) then
@@ -116,7 +127,7 @@ local owners = redis.call('HSCAN', K['owners'], '0', 'COUNT', owner_budget)[2]
 return cjson.encode({
   tasks = redis.call('HLEN', K['tasks']),
   claimable = redis.call('ZCARD', K['ready']) + redis.call('ZCARD', K['ready-cron'])
-    + redis.call('ZCARD', K['ready-uni']),
+    + redis.call('ZCARD', K['ready-uni']) + redis.call('ZCARD', K['ready-prio']),
   owned = redis.call('ZCARD', K['leases']),
   waiting = redis.call('ZCARD', K['waiting']),
   due = redis.call('ZCOUNT', K['waiting'], '-inf', now),
@@ -125,6 +136,7 @@ return cjson.encode({
   gate = redis.call('ZCARD', K['gate-templates']),
   broadcast = redis.call('ZCARD', K['broadcast']),
   held = redis.call('HLEN', K['held']),
+  paused = redis.call('GET', K['paused']) or false,
   oldest = oldest or false,
   owner_count = redis.call('HLEN', K['owners']),
   owners = owners,

@@ -42,6 +42,8 @@ local function emit_child(template_id, template)
     sync = copy_map(template.sync),
     payload = template.payload,
   }
+  -- a template's priority is its children's (docs/semantics.md §3.13)
+  child.core[LABEL_PRIORITY] = template.core and template.core[LABEL_PRIORITY]
   local child_id = new_id(now)
   child.core[LABEL_OBJECT] = child_id
   store_task(child_id, child)

@@ -9,6 +9,9 @@
 --
 -- API (stable: other paths call it):
 --   features()          the table of used features, { [name] = true }, read once a call
+--   features(true)      that table when this call read it already, else nil (reads
+--                       nothing; one function, not two: the general path of a
+--                       script is a closure at Lua's limit of 60 upvalues)
 --   use_feature(name)   a script wrote a datum of the feature `name`
 --   plain_queue(...)    true when none of the named features is in use (may write:
 --                       it clears fields whose key is gone)
@@ -23,7 +26,8 @@ local function read_features()
   return used
 end
 
-local function features()
+local function features(peek)
+  if peek then return features_module end
   return read_features()
 end
 
@@ -47,10 +51,12 @@ local function feature_key(name)
   elseif name == 'root-jobs' then return K['root-jobs']
   elseif name == 'ready-cron' then return K['ready-cron']
   elseif name == 'ready-uni' then return K['ready-uni']
+  elseif name == 'ready-prio' then return K['ready-prio']
   elseif name == 'filters' then return K['filters']
   elseif name == 'filter-pools' then return K['filter-pools']
   elseif name == 'parked-slots' then return K['parked-slots']
   elseif name == 'events' then return K['events']
+  elseif name == 'paused' then return K['paused']
   end
   return nil
 end
@@ -79,7 +85,8 @@ end
 local function rebuild_features()
   features_module = {}
   for _, name in ipairs({ 'followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups',
-    'promoted', 'root-jobs', 'ready-cron', 'ready-uni', 'filters', 'filter-pools', 'parked-slots', 'events' }) do
+    'promoted', 'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filters', 'filter-pools', 'parked-slots', 'events',
+    'paused' }) do
     if redis.call('EXISTS', feature_key(name)) == 1 then use_feature(name) end
   end
 end

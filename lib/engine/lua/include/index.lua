@@ -102,13 +102,17 @@ local function filters()
   end
 
   -- joined: a task became claimable under a target ('' for `any` tasks): it
-  -- joins the pools of the filters it matches, whose ids are returned
-  function M.joined(id, task, target)
+  -- joins the pools of the filters it matches, whose ids are returned; tag:
+  -- its priority_tag ('' for none), in front of the id, so a pool is in
+  -- priority order too
+  function M.joined(id, task, target, tag)
     local wanted = {}
     for _, filter in ipairs(M.all()) do
       if matches(task, filter.query) then
         wanted[#wanted + 1] = filter.id
-        if filter.pooled then redis.call('ZADD', K['ready-filtered'], 0, filter.id .. '\0' .. target .. '\0' .. id) end
+        if filter.pooled then
+          redis.call('ZADD', K['ready-filtered'], 0, filter.id .. '\0' .. target .. '\0' .. tag .. id)
+        end
       end
     end
     return wanted
@@ -123,10 +127,12 @@ local function filters()
     return wanted
   end
 
-  -- left: a task is no longer claimable under a target
-  function M.left(id, target)
+  -- left: a task is no longer claimable under a target (tag: as joined)
+  function M.left(id, target, tag)
     for _, filter in ipairs(M.all()) do
-      if filter.pooled then redis.call('ZREM', K['ready-filtered'], filter.id .. '\0' .. target .. '\0' .. id) end
+      if filter.pooled then
+        redis.call('ZREM', K['ready-filtered'], filter.id .. '\0' .. target .. '\0' .. tag .. id)
+      end
     end
   end
 
@@ -231,26 +237,31 @@ end
 -- pools of the filters it matches, and a note for finish to wake a slot
 local function join_ready(id, task, pool, member, ctx)
   redis.call('ZADD', pool, 0, member)
-  local target = ''
+  local target, tag = '', ''
   if pool == K['ready-uni'] then
     target = label_set(task.node, LABEL_WORKER) or ''
     redis.call('HSET', K['targets'], id, target)
     use_feature('ready-uni')
   elseif pool == K['ready-cron'] then
     use_feature('ready-cron')
+  elseif pool == K['ready-prio'] then
+    tag = string.sub(member, 1, -27)
+    use_feature('ready-prio')
   end
-  ctx.claimable[#ctx.claimable + 1] = { target = target, filter_ids = filters().joined(id, task, target) }
+  ctx.claimable[#ctx.claimable + 1] = { target = target, filter_ids = filters().joined(id, task, target, tag) }
 end
 
 -- leave_ready takes a task out of a ready pool and the pools of its filters
 local function leave_ready(id, pool, member)
   redis.call('ZREM', pool, member)
-  local target = ''
+  local target, tag = '', ''
   if pool == K['ready-uni'] then
     target = string.sub(member, 1, -28)
     redis.call('HDEL', K['targets'], id)
+  elseif pool == K['ready-prio'] then
+    tag = string.sub(member, 1, -27)
   end
-  filters().left(id, target)
+  filters().left(id, target, tag)
 end
 
 -- drop_unicast removes a task from `ready-uni`, under the target `targets`
@@ -293,7 +304,9 @@ local function orphans()
 end
 
 -- where a candidate waits: `leases` when owned, `waiting` until due, else a
--- ready pool; the pool's key, with the member it has there
+-- ready pool; the pool's key, with the member it has there. An `any` task
+-- with a priority other than 0 waits in `ready-prio`, its member the
+-- priority_tag and the id (include/task.lua), cron map or not
 local function pool_of(id, task, shape, now, due)
   if not shape.candidate then return nil, nil end
   if shape.owner ~= nil then return K['leases'], id end
@@ -301,6 +314,8 @@ local function pool_of(id, task, shape, now, due)
   if shape.method == METHOD_UNI then
     return K['ready-uni'], (label_set(task.node, LABEL_WORKER) or '') .. '\0' .. id
   end
+  local tag = priority_tag(task)
+  if tag ~= '' then return K['ready-prio'], tag .. id end
   if task.cron ~= nil then return K['ready-cron'], id end
   return K['ready'], id
 end
@@ -574,14 +589,17 @@ end
 -- aside, those due but not yet promoted included
 local function candidates(now)
   return redis.call('ZCARD', K['ready']) + redis.call('ZCARD', K['ready-cron']) + redis.call('ZCARD', K['ready-uni'])
-    + redis.call('ZCARD', K['leases']) + redis.call('ZCOUNT', K['waiting'], '-inf', now)
+    + redis.call('ZCARD', K['ready-prio']) + redis.call('ZCARD', K['leases']) + redis.call('ZCOUNT', K['waiting'], '-inf', now)
     - redis.call('ZCOUNT', K['promoted'], '(' .. now, '+inf')
 end
 
 -- wake_slots unparks a slot for each task that became claimable, one whose
--- worker the share gate lets take one more task; returns their keys
+-- worker the share gate lets take one more task (none while the queue is
+-- paused); returns their keys
 local function wake_slots(ctx)
   if #ctx.claimable == 0 or redis.call('EXISTS', K['parked-slots']) == 0 then return {} end
+  -- a paused queue hands out nothing: its slots wait for resume (pause.lua)
+  if features()['paused'] and redis.call('EXISTS', K['paused']) == 1 then return {} end
   local n = nil -- counted when first needed
   local granted = {}
   local function may_take(worker)

@@ -76,7 +76,7 @@ end
 -- stream: finish need not try to add to it)
 local function read_plain(ctx)
   if plain_queue('followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups', 'promoted',
-    'root-jobs', 'ready-cron', 'ready-uni', 'filter-pools', 'events') then
+    'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filter-pools', 'events', 'paused') then
     ctx.followers, ctx.rooted, ctx.attempts, ctx.plain_queue, ctx.untailed = false, false, false, true, true
   end
 end
@@ -95,12 +95,16 @@ local function plain_search(request, ctx)
     end
     if parked then return nil end
   end
-  -- nothing due, obsolete, broadcast, unicast or pooled: kept for the script's
+  -- nothing due, obsolete, broadcast, unicast, pooled or paused: kept for the script's
   -- next plain search (the plain path adds none of them; the caller forgets it
   -- when the general path ran)
   if ctx.plain_queue == nil then
-    ctx.plain_queue = redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete-groups'], K['promoted'],
-      K['root-jobs'], K['ready-cron'], K['ready-uni'], K['filter-pools']) == 0
+    -- priorities and a pause: read_plain read `features` and cleared their
+    -- fields if their keys are gone, so the fields say it without a command
+    local used = features()
+    ctx.plain_queue = not used['ready-prio'] and not used['paused'] and redis.call('EXISTS', K['broadcast'],
+      K['waiting'], K['obsolete-groups'], K['promoted'], K['root-jobs'], K['ready-cron'], K['ready-uni'],
+      K['filter-pools']) == 0
   end
   if not ctx.plain_queue then return nil end
   local worker = request.worker

@@ -148,11 +148,12 @@ end
 
 -- fill_pool: one step of filling a filter's pool with the claimable tasks
 -- stored before it had one (those stored since join it as they come). The
--- state walks `ready`, then `ready-cron`, then `ready-uni`: '' (done),
--- '<pool letter><last member>'. Returns whether the pool is complete.
+-- state walks `ready`, then `ready-cron`, then `ready-prio`, then
+-- `ready-uni`: '' (done), '<pool letter><last member>'. Returns whether the
+-- pool is complete.
 local function fill_pool(filter_id, query, state, ctx)
-  local pools = { a = K['ready'], c = K['ready-cron'], u = K['ready-uni'] }
-  local order = { a = 'c', c = 'u' }
+  local pools = { a = K['ready'], c = K['ready-cron'], r = K['ready-prio'], u = K['ready-uni'] }
+  local order = { a = 'c', c = 'r', r = 'u' }
   local letter, last = string.sub(state, 1, 1), string.sub(state, 2)
   local left = FILL_MOST
   -- most tasks of a queue a filter is new to are of other kinds: passed over
@@ -166,12 +167,13 @@ local function fill_pool(filter_id, query, state, ctx)
     for _, member in ipairs(members) do
       left = left - 1
       last = member
-      local id, target = member, ''
+      local id, target, tag = member, '', ''
       if letter == 'u' then id, target = string.sub(member, -26), string.sub(member, 1, -28) end
+      if letter == 'r' then id, tag = string.sub(member, -26), string.sub(member, 1, -27) end
       local json = redis.call('HGET', K['tasks'], id)
       local task = json and may_match(json, spelled) and decode_stored(id, json) or nil
       if task ~= nil and matches(task, query) then
-        redis.call('ZADD', K['ready-filtered'], 0, filter_id .. '\0' .. target .. '\0' .. id)
+        redis.call('ZADD', K['ready-filtered'], 0, filter_id .. '\0' .. target .. '\0' .. tag .. id)
       end
       -- the clock every 16 records: a record passed over costs less than a look at it
       if left > 0 and left % 16 == 0 and step_spent() then left = 0 end
@@ -223,9 +225,11 @@ end
 -- parked slot that may take the oldest `any` task, else that task would wait
 -- for a poll; finish names the slot (never one of this worker's: its gate is
 -- closed, so nothing bounces back).
-local function pass_wake_on(ctx)
+local function pass_wake_on(ctx, with_prio)
   if redis.call('EXISTS', K['parked-slots']) == 0 then return end
-  local id = redis.call('ZRANGE', K['ready'], 0, 0)[1] or redis.call('ZRANGE', K['ready-cron'], 0, 0)[1]
+  local id = with_prio > 0 and string.sub(redis.call('ZRANGE', K['ready-prio'], 0, 0)[1] or '', -26) or nil
+  if id == '' then id = nil end
+  id = id or redis.call('ZRANGE', K['ready'], 0, 0)[1] or redis.call('ZRANGE', K['ready-cron'], 0, 0)[1]
   local task = id and load_task(id)
   if not task then return end
   ctx.claimable[#ctx.claimable + 1] = { target = '', filter_ids = filters().matching(task) }
@@ -239,8 +243,9 @@ local function search(request, ctx)
     parking().unpark(slot_key)
   end
 
-  -- no work: the runtime's slot parks until a task it may take comes
-  local function idle(floor)
+  -- no work: the runtime's slot parks until a task it may take comes (or
+  -- the queue resumes); paused: no due time either, the resume wakes it
+  local function idle(floor, paused)
     if slot_key ~= nil and request.park_until ~= '' then
       local filter_ids = {}
       for index, filter_id in ipairs(request.filter_ids) do
@@ -254,15 +259,28 @@ local function search(request, ctx)
       if #filter_ids == 0 then filter_ids = { '' } end
       parking().park(slot_key, tonumber(request.park_until), filter_ids)
     end
-    return answer('none', nil, nil, floor, next_due())
+    return answer('none', nil, nil, floor, paused and '' or next_due())
   end
 
   -- most queues have no broadcast, waiting, obsolete or promoted tasks: one
-  -- call tells whether those phases have anything to do
-  local optional = redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete-groups'], K['promoted'],
-    K['root-jobs']) > 0
+  -- call tells whether those phases have anything to do; whether the queue
+  -- has tasks with a priority or is paused, the `features` this call read
+  -- tell (a field is never missing while its key exists), else the same call
+  local used = features(true)
+  local optional
+  if used == nil then
+    optional = redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete-groups'], K['promoted'],
+      K['root-jobs'], K['ready-prio'], K['paused']) > 0
+  else
+    optional = redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete-groups'], K['promoted'],
+      K['root-jobs']) > 0
+  end
+  local maybe_prio = (used == nil and optional) or (used ~= nil and used['ready-prio'] == true)
+  local maybe_paused = (used == nil and optional) or (used ~= nil and used['paused'] == true)
 
   local floor = request.floor .. ':' .. request.base
+  -- a paused queue hands out nothing (§3.14): the slot parks, resume wakes it
+  if maybe_paused and redis.call('EXISTS', K['paused']) == 1 then return idle(floor, true) end
   if optional and redis.call('EXISTS', K['broadcast']) == 1 then
     -- a counter below the floor: Redis went back in time (an older snapshot,
     -- a failover to a lagging replica); the engine lowers its floors
@@ -286,19 +304,21 @@ local function search(request, ctx)
   local own, workers, before = share_inputs(worker, request.self_key, ctx)
   local with_cron = redis.call('ZCARD', K['ready-cron'])
   local unicast = redis.call('ZCARD', K['ready-uni'])
+  -- tasks with a priority (§3.13): a queue that has none asks nothing more
+  local with_prio = maybe_prio and redis.call('ZCARD', K['ready-prio']) or 0
   if workers > 1 then
-    local candidates = redis.call('ZCARD', K['ready']) + with_cron + unicast + redis.call('ZCARD', K['leases'])
-      + unpromoted - late
+    local candidates = redis.call('ZCARD', K['ready']) + with_cron + unicast + with_prio
+      + redis.call('ZCARD', K['leases']) + unpromoted - late
     local share = math.floor(candidates / workers)
     if before < candidates % workers then share = share + 1 end
     if candidates <= 0 or share - own <= 0 then
-      pass_wake_on(ctx)
+      pass_wake_on(ctx, with_prio)
       return idle(floor)
     end
   end
 
   -- Phase 4: with each filter in turn, the oldest unicast task for this
-  -- worker, else the oldest `any` task.
+  -- worker, else the `any` task of the highest priority, the oldest of it.
   local picked_id, picked = nil, nil
   local excluded = request.exclude
   local filter = nil
@@ -306,7 +326,8 @@ local function search(request, ctx)
   local pooled = false -- whether the walk is in a filter's pool
   -- try says whether it picked the task: true, false, 'gone' (no readable
   -- record) or 'stale' (a pool entry of a filter the task does not match)
-  local function try(id)
+  local function try(id, met)
+    met = met or id
     if excluded[id] then return false end
     local task = load_task(id)
     if task == nil then return 'gone' end
@@ -317,11 +338,16 @@ local function search(request, ctx)
     if pool == K['ready-uni'] then
       fits = placed == pool and member == worker .. '\0' .. id
     else
-      fits = placed == K['ready'] or placed == K['ready-cron']
+      -- met with the priority tag it has (in `ready-prio` or a filter's pool)
+      local tag = placed == K['ready-prio'] and string.sub(member, 1, -27) or ''
+      fits = (placed == K['ready'] or placed == K['ready-cron'] or placed == K['ready-prio'])
+        and member_tag(met) == tag
     end
     if not fits then
       if pooled then return 'stale' end -- an entry a pool kept too long: the pool is derived
       repair_pool(id, task, ctx)
+      -- a member of `ready-prio`: repair_pool cannot find it without the record it had
+      if member_tag(met) ~= '' then return 'stale' end
       return false
     end
     if filter ~= nil and not matches(task, filter) then return pooled and 'stale' or false end
@@ -382,13 +408,14 @@ local function search(request, ctx)
         pool = nil
         -- the common case: the head of `ready`; anything unusual about it (no
         -- readable record, a record that belongs elsewhere) and the walk decides
-        local plain = filter == nil and with_cron == 0 and next(excluded) == nil and kind ~= 'a'
+        local plain = filter == nil and with_cron == 0 and with_prio == 0 and next(excluded) == nil and kind ~= 'a'
         if plain then
           local head = redis.call('ZRANGE', K['ready'], 0, 0)[1]
           if head ~= nil and try(head) ~= true then plain = false end
         end
         if not plain then
-          walks().merged(K['ready'], with_cron > 0 and K['ready-cron'] or nil, walk, try)
+          walks().merged(K['ready'], with_cron > 0 and K['ready-cron'] or nil, with_prio > 0 and K['ready-prio'] or nil,
+            walk, try)
           if walk.exhausted then
             -- a filter that matches few of many tasks: its next search looks it up
             if filter_id ~= nil then note_filter(filter_id, request.filter_json[index], now, true) end

@@ -199,6 +199,31 @@ local function is_halted(task)
   return cycles_of(task) >= cancel
 end
 
+-- priority_tag: where a task's priority (core priority, docs/semantics.md
+-- §3.13) puts it among claimable tasks of the same kind: '' for priority 0
+-- (or a value that cannot be read: something else wrote it), else a sign
+-- ('!' above 0, '~' below: they sort before and after the digits that start
+-- an id) and 2147483647 - priority in 10 digits, so that byte order is
+-- higher priority first, and the id after it oldest first
+local PRIORITY_MOST = 2147483647
+local function priority_tag(task)
+  local text = task.core and task.core[LABEL_PRIORITY]
+  if text == nil or not string.find(text, '^%-?%d+$') or #text > 11 then return '' end
+  local priority = tonumber(text)
+  if priority == nil or priority == 0 or priority > PRIORITY_MOST or priority < -PRIORITY_MOST - 1 then return '' end
+  return (priority > 0 and '!' or '~') .. string.format('%010d', PRIORITY_MOST - priority)
+end
+
+-- member_tag: the priority tag of a pool member that ends with `<tag><id>`
+-- (`ready-prio`, a filter's pool), or '' when it ends with the id alone
+local function member_tag(member)
+  local sign = string.sub(member, -37, -37)
+  if #member >= 37 and (sign == '!' or sign == '~') and string.find(string.sub(member, -36, -27), '^%d+$') then
+    return string.sub(member, -37, -27)
+  end
+  return ''
+end
+
 -- timed: an exact task, a deferred task, or one a retry gave back for later
 -- (core retry-at); due once now reaches its due time
 local function is_timed(task)

@@ -4,7 +4,7 @@
 --
 -- A walk is a table { left = how many members it may still visit, from =
 -- the member to resume after (nil: the start), ctx = the script's context }.
--- visit(id) answers true (found: stop), false (go on), 'gone' (the id has no
+-- visit(id, member) answers true (found: stop), false (go on), 'gone' (the id has no
 -- readable record: the member met is dropped, with the id's other entries)
 -- or 'stale' (the member met is dropped). A walk that runs out of visits,
 -- or of the call's time (include/step.lua), stops with walk.exhausted = true
@@ -19,7 +19,7 @@ local function walks()
   local function meet(walk, key, member, id, visit)
     walk.left = walk.left - 1
     walk.last = member
-    local found = visit(id)
+    local found = visit(id, member)
     if found == 'gone' then
       redis.call('ZREM', key, member)
       orphans().forget(id, walk.ctx)
@@ -33,7 +33,15 @@ local function walks()
     return found
   end
 
-  -- under: the members `<prefix>\0<id>` of a lex zset in order
+  -- head: the `<prefix>` of a member `<prefix>\0<id>` or `<prefix>\0<priority
+  -- tag><id>` (include/task.lua member_tag)
+  local function head(member)
+    return string.sub(member, 1, -28 - #member_tag(member))
+  end
+
+  -- under: the members `<prefix>\0<id>` of a lex zset in order (a filter's
+  -- pool: `<prefix>\0<priority tag><id>` too, which sort by priority around
+  -- those without a tag)
   function M.under(key, prefix, walk, visit)
     local from = walk.from ~= nil and '(' .. walk.from or '[' .. prefix .. '\0'
     local to = '[' .. prefix .. '\0\255'
@@ -42,7 +50,7 @@ local function walks()
       local members = redis.call('ZRANGEBYLEX', key, from, to, 'LIMIT', 0, page)
       for _, member in ipairs(members) do
         if walk.left <= 0 then break end -- stopped by time
-        if string.sub(member, 1, -28) == prefix then
+        if head(member) == prefix then
           if meet(walk, key, member, string.sub(member, -26), visit) == true then return true end
         else
           walk.left, walk.last = walk.left - 1, member
@@ -72,22 +80,24 @@ local function walks()
     return cursor.ids[cursor.index]
   end
 
-  -- merged: the ids of one or two lex zsets of ids (second_key may be nil),
-  -- in their merged order
-  function M.merged(first_key, second_key, walk, visit)
+  -- merged: the members of up to three lex zsets (`ready`, `ready-cron`,
+  -- `ready-prio`; a nil key is none) in their merged byte order: ids, and
+  -- `<priority tag><id>`, whose tags sort before ('!', priority above 0) or
+  -- after ('~', below 0) every id, so the order is priority, then age; a
+  -- walk resumes after a member of any of them
+  function M.merged(first_key, second_key, third_key, walk, visit)
     local start = walk.from ~= nil and '(' .. walk.from or '-'
-    local first, second = lex_cursor(first_key, start), lex_cursor(second_key, start)
+    local cursors = { lex_cursor(first_key, start), lex_cursor(second_key, start), lex_cursor(third_key, start) }
     while walk.left > 0 do
-      local a, b = cursor_peek(first), cursor_peek(second)
-      if a == nil and b == nil then return false end
-      local id, cursor
-      if b == nil or (a ~= nil and bytes_less(a, b)) then
-        id, cursor = a, first
-      else
-        id, cursor = b, second
+      local member, cursor = nil, nil
+      for _, each in ipairs(cursors) do
+        local peeked = cursor_peek(each)
+        if peeked ~= nil and (member == nil or bytes_less(peeked, member)) then member, cursor = peeked, each end
       end
+      if member == nil then return false end
       cursor.index = cursor.index + 1
-      if meet(walk, cursor.key, id, id, visit) == true then return true end
+      local id = cursor == cursors[3] and string.sub(member, -26) or member
+      if meet(walk, cursor.key, member, id, visit) == true then return true end
     end
     walk.exhausted = true
     return false
