@@ -17,6 +17,7 @@ import { resolveEngineOptions, type EngineOptions } from './options.js';
 import { scheduleTemplate, unscheduleTemplate, type ScheduleResult } from './named-schedule.js';
 import { listPage, type TaskPage, type TaskPageOptions } from './page.js';
 import { pauseQueue } from './pause.js';
+import { listCaps, removeCap, setCap, type Cap, type CapState } from './caps.js';
 import { repairQueue, type RepairReport } from './repair.js';
 import { existsTask, listTasks } from './scan.js';
 import { searchTask } from './search.js';
@@ -194,6 +195,32 @@ export class Engine {
    */
   resume(): Promise<boolean> {
     return observe(this.context, 'resume', () => pauseQueue(this.context, false));
+  }
+
+  /**
+   * setCap declares a concurrency cap, or changes the one declared for the
+   * same key: at most `concurrency` tasks of each value of the meta key
+   * `key` owned at once (without a key: of the whole queue). The cap lives
+   * in Redis: every engine and worker of the queue obeys it from its next
+   * claim. Tasks already owned count. Resolves false when the same cap was
+   * declared already. Throws TypeError or RangeError on a bad cap, writing
+   * nothing. docs/semantics.md §3.15.
+   */
+  setCap(cap: Cap): Promise<boolean> {
+    return observe(this.context, 'setCap', () => setCap(this.context, cap));
+  }
+
+  /**
+   * removeCap removes the cap of a meta key (without a key: the whole-queue
+   * cap); parked slots search again. Resolves false when there was none.
+   */
+  removeCap(key?: string): Promise<boolean> {
+    return observe(this.context, 'removeCap', () => removeCap(this.context, key));
+  }
+
+  /** caps lists the declared caps with how many owned tasks each counts, per value. */
+  caps(): Promise<CapState[]> {
+    return observe(this.context, 'caps', () => listCaps(this.context));
   }
 
   /** expire deletes tasks past retention and revokes ended leases. */

@@ -89,6 +89,9 @@ export const keyNames = [
   'unique-expiry', // zset: unique keys whose task ended, score = when the key is free (ms)
   'schedules', // hash: schedule name -> id of its cron template (engine.schedule)
   'paused', // string: when the queue was paused (ms; engine.pause): searches hand out nothing while it exists
+  'caps', // hash: meta key -> most tasks of one value owned at once, '' -> most tasks owned at once (engine.setCap)
+  'cap-counts', // hash: `<meta key>\0<value>` -> how many tasks of the value are owned, for each capped value
+  'cap-holders', // hash: id of an owned task -> JSON list of the cap-counts fields it holds a slot in
   'control', // pub/sub channel (not a key) on which cancel tells workers which running task to stop
   'watch', // prefix of the pub/sub channels `<watch>:<id>` (not keys) on which a task's outcome and progress are told
 ] as const;
@@ -103,7 +106,7 @@ export type KeyName = (typeof keyNames)[number];
 export const featureKeys = [
   'followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups', 'promoted',
   'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filters', 'filter-pools', 'parked-slots', 'events',
-  'paused',
+  'paused', 'caps', 'cap-holders',
 ] as const satisfies readonly KeyName[]; // prettier-ignore
 
 export type QueueKeys = Record<KeyName, string> & {

@@ -28,7 +28,10 @@ export type OperationName =
   | 'doctor'
   | 'repair'
   | 'pause'
-  | 'resume';
+  | 'resume'
+  | 'setCap'
+  | 'removeCap'
+  | 'caps';
 
 /**
  * TaskSource says how a task came into the queue: `api` create, `cron` a

@@ -31,6 +31,7 @@ const kept = [
   'unique-expiry',
   'schedules',
   'paused',
+  'caps',
 ];
 
 describe('repair-start.lua', () => {

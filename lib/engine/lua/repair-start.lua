@@ -11,7 +11,8 @@
   sweep cursor, the events stream (tail's history), the outcomes (and outcome-large) and failed
   attempts, the held tasks (held, followers, held-sweep), the unique keys
   (unique, unique-expiry: who holds each, and until when), the names of
-  schedules (schedules), whether the queue is paused (paused), and the meta keys engines declared (meta-indexes), which jobs
+  schedules (schedules), whether the queue is paused (paused), the declared caps (caps: their counts are made anew
+  with the owned tasks), and the meta keys engines declared (meta-indexes), which jobs
   list anew (include/roots.lua). spec/engine/repair.spec.ts checks that this
   list and the one below name every key of lib/engine/keys.ts.
 
@@ -32,7 +33,7 @@ redis.call('UNLINK', K['ready'], K['ready-cron'], K['ready-uni'], K['ready-prio'
   K['retention'], K['templates'], K['ticker-check'], K['children'], K['gates'], K['gate-templates'],
   K['watched'], K['meta-tasks'], K['roots'], K['root-leaves'], K['root-anchors'], K['wild-roots'],
   K['witnesses'], K['obsolete-groups'], K['root-jobs'], K['filter-pools'], K['ready-filtered'],
-  K['parked'], K['parked-slots'], K['parked-workers'], K['features'])
+  K['parked'], K['parked-slots'], K['parked-workers'], K['cap-counts'], K['cap-holders'], K['features'])
 redis.call('SET', K['layout'], ARGV[1])
 -- the fields of the keys kept (filters, attempts, followers, events)
 rebuild_features()

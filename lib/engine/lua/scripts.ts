@@ -47,6 +47,7 @@ const scriptFiles = {
   aclCheck: 'acl-check',
   schedule: 'schedule',
   pause: 'pause',
+  caps: 'caps',
 } as const;
 
 function loadAll(variant: ScriptVariant): Record<keyof typeof scriptFiles, LoadedScript> {

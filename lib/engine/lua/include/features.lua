@@ -57,6 +57,8 @@ local function feature_key(name)
   elseif name == 'parked-slots' then return K['parked-slots']
   elseif name == 'events' then return K['events']
   elseif name == 'paused' then return K['paused']
+  elseif name == 'caps' then return K['caps']
+  elseif name == 'cap-holders' then return K['cap-holders']
   end
   return nil
 end
@@ -86,7 +88,7 @@ local function rebuild_features()
   features_module = {}
   for _, name in ipairs({ 'followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups',
     'promoted', 'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filters', 'filter-pools', 'parked-slots', 'events',
-    'paused' }) do
+    'paused', 'caps', 'cap-holders' }) do
     if redis.call('EXISTS', feature_key(name)) == 1 then use_feature(name) end
   end
 end

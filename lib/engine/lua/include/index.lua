@@ -271,6 +271,110 @@ local function drop_unicast(id)
   if target then leave_ready(id, K['ready-uni'], target .. '\0' .. id) end
 end
 
+-- caps: concurrency caps (docs/semantics.md §3.15), built on first use.
+-- `caps`: meta key -> most tasks of one value owned at once ('' -> most tasks
+-- owned at once in the whole queue: that count is HLEN `holders`).
+-- `cap-counts`: `<meta key>\0<value>` -> how many tasks of the value are
+-- owned; `cap-holders`: id of an owned task -> JSON list of the cap-counts
+-- fields it holds a slot in. A slot is taken where a claim adds the task to
+-- `holders` and given back wherever `holders` loses it, so every way
+-- ownership ends (and expire's revocation after a crash) gives it back.
+local caps_module = nil
+local function caps()
+  if caps_module ~= nil then return caps_module end
+  local M = {}
+  local declared = nil
+  local counts = {} -- cap-counts fields read or written this call
+
+  -- declared: { whole = most or nil, keys = { { key, most }, ... } }
+  function M.declared()
+    if declared ~= nil then return declared end
+    declared = { keys = {} }
+    if features()['caps'] then
+      local flat = redis.call('HGETALL', K['caps'])
+      for index = 1, #flat, 2 do
+        local most = tonumber(flat[index + 1])
+        if flat[index] == '' then
+          declared.whole = most
+        else
+          declared.keys[#declared.keys + 1] = { flat[index], most }
+        end
+      end
+    end
+    return declared
+  end
+
+  local function count_of(field)
+    local count = counts[field]
+    if count == nil then
+      count = tonumber(redis.call('HGET', K['cap-counts'], field) or '0')
+      counts[field] = count
+    end
+    return count
+  end
+
+  -- whole_full: the queue owns as many tasks as its whole-queue cap allows
+  function M.whole_full()
+    local whole = M.declared().whole
+    return whole ~= nil and redis.call('HLEN', K['holders']) >= whole
+  end
+
+  -- full: a value of the task's meta has as many owned tasks as its cap allows
+  function M.full(task)
+    local meta = task.meta or {}
+    for _, cap in ipairs(M.declared().keys) do
+      local value = meta[cap[1]]
+      if value ~= nil and count_of(cap[1] .. '\0' .. value) >= cap[2] then return true end
+    end
+    return false
+  end
+
+  -- hold: the task (now owned) takes a slot of each of its capped values
+  function M.hold(id, task, fields)
+    local meta = task.meta or {}
+    local held = fields or {}
+    for _, cap in ipairs(M.declared().keys) do
+      local value = meta[cap[1]]
+      if value ~= nil then
+        local field = cap[1] .. '\0' .. value
+        counts[field] = redis.call('HINCRBY', K['cap-counts'], field, 1)
+        held[#held + 1] = field
+      end
+    end
+    if #held > 0 then
+      redis.call('HSET', K['cap-holders'], id, cjson.encode(held))
+      use_feature('cap-holders')
+    end
+  end
+
+  -- give: the task is no longer owned: its slots go back, and with a cap
+  -- declared a parked slot is woken (the task the slot waited for may be
+  -- of the value that has room now); task: its record, or nil
+  function M.give(id, task, ctx)
+    local used = features()
+    if used['cap-holders'] then
+      local json = redis.call('HGET', K['cap-holders'], id)
+      if json then
+        redis.call('HDEL', K['cap-holders'], id)
+        for _, field in ipairs(cjson.decode(json)) do
+          local count = redis.call('HINCRBY', K['cap-counts'], field, -1)
+          if count <= 0 then
+            redis.call('HDEL', K['cap-counts'], field)
+            count = 0
+          end
+          counts[field] = count
+        end
+      end
+    end
+    if used['caps'] and used['parked-slots'] then
+      ctx.claimable[#ctx.claimable + 1] = { target = '', filter_ids = task and filters().matching(task) or {} }
+    end
+  end
+
+  caps_module = M
+  return M
+end
+
 -- orphans: index entries whose task record is gone or unreadable (a record
 -- changed by something else than the engine, docs/semantics.md §1.10). Built on first
 -- use: well-formed queues never need it.
@@ -296,6 +400,7 @@ local function orphans()
     if holder then
       redis.call('HDEL', K['holders'], id)
       count_owner(holder, -1, ctx)
+      caps().give(id, nil, ctx)
     end
   end
 
@@ -388,8 +493,14 @@ local function reindex_pools(id, old, new, os, ns, ctx)
         -- since when: unknown to repair, which indexes the records anew
         local since = ctx.quiet and '' or string.format('%d', ctx.now)
         redis.call('HSET', K['holders'], id, since .. ':' .. new_owner)
+        -- a claim takes a slot of each capped value (§3.15; the search said
+        -- whether a cap is declared, other scripts ask features)
+        local capped = ctx.capped
+        if capped == nil then capped = features()['caps'] == true end
+        if holder == nil and capped then caps().hold(id, new) end
       else
         redis.call('HDEL', K['holders'], id)
+        caps().give(id, old, ctx)
       end
     end
   end
@@ -419,6 +530,7 @@ local function repair_pool(id, task, ctx)
   if holder then
     redis.call('HDEL', K['holders'], id)
     count_owner(holder, -1, ctx)
+    caps().give(id, nil, ctx)
   end
   local expiry_ms = ctx.expiry_ms
   ctx.expiry_ms = 0

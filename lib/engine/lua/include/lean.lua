@@ -15,7 +15,8 @@
 -- (include/features.lua). The one place that asks, read once a call.
 local function lean_queue()
   return plain_queue('followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups',
-    'promoted', 'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filter-pools', 'events', 'paused')
+    'promoted', 'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filter-pools', 'events', 'paused',
+    'caps', 'cap-holders')
 end
 
 -- lean_plain: a decoded record the lean path handles (not owned is checked

@@ -32,7 +32,8 @@ local function plain_delete(request, ctx)
   end
   if ctx.followers == nil or ctx.rooted == nil then
     -- one call for both: delete() asks each when either is there
-    if redis.call('EXISTS', K['followers'], K['roots'], K['watched']) > 0 then return nil end
+    -- (and a task holding a cap slot: the general delete gives it back)
+    if redis.call('EXISTS', K['followers'], K['roots'], K['watched'], K['cap-holders']) > 0 then return nil end
     ctx.followers, ctx.rooted = false, false
   end
   if ctx.followers or ctx.rooted then return nil end
@@ -76,7 +77,7 @@ end
 -- stream: finish need not try to add to it)
 local function read_plain(ctx)
   if plain_queue('followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups', 'promoted',
-    'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filter-pools', 'events', 'paused') then
+    'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filter-pools', 'events', 'paused', 'caps', 'cap-holders') then
     ctx.followers, ctx.rooted, ctx.attempts, ctx.plain_queue, ctx.untailed = false, false, false, true, true
   end
 end
@@ -99,10 +100,10 @@ local function plain_search(request, ctx)
   -- next plain search (the plain path adds none of them; the caller forgets it
   -- when the general path ran)
   if ctx.plain_queue == nil then
-    -- priorities and a pause: read_plain read `features` and cleared their
+    -- priorities, a pause and caps: read_plain read `features` and cleared their
     -- fields if their keys are gone, so the fields say it without a command
     local used = features()
-    ctx.plain_queue = not used['ready-prio'] and not used['paused'] and redis.call('EXISTS', K['broadcast'],
+    ctx.plain_queue = not used['ready-prio'] and not used['paused'] and not used['caps'] and redis.call('EXISTS', K['broadcast'],
       K['waiting'], K['obsolete-groups'], K['promoted'], K['root-jobs'], K['ready-cron'], K['ready-uni'],
       K['filter-pools']) == 0
   end

@@ -270,13 +270,16 @@ local function search(request, ctx)
   local optional
   if used == nil then
     optional = redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete-groups'], K['promoted'],
-      K['root-jobs'], K['ready-prio'], K['paused']) > 0
+      K['root-jobs'], K['ready-prio'], K['paused'], K['caps']) > 0
   else
     optional = redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete-groups'], K['promoted'],
       K['root-jobs']) > 0
   end
   local maybe_prio = (used == nil and optional) or (used ~= nil and used['ready-prio'] == true)
   local maybe_paused = (used == nil and optional) or (used ~= nil and used['paused'] == true)
+  -- concurrency caps (§3.15): the claim below takes their slots (reindex)
+  ctx.capped = ((used == nil and optional) or (used ~= nil and used['caps'] == true))
+    and redis.call('EXISTS', K['caps']) == 1
 
   local floor = request.floor .. ':' .. request.base
   -- a paused queue hands out nothing (§3.14): the slot parks, resume wakes it
@@ -317,6 +320,10 @@ local function search(request, ctx)
     end
   end
 
+  -- a whole-queue cap that is reached: nothing to hand out until a task
+  -- ends (giving its slot back wakes a parked slot)
+  if ctx.capped and caps().whole_full() then return idle(floor) end
+
   -- Phase 4: with each filter in turn, the oldest unicast task for this
   -- worker, else the `any` task of the highest priority, the oldest of it.
   local picked_id, picked = nil, nil
@@ -351,6 +358,8 @@ local function search(request, ctx)
       return false
     end
     if filter ~= nil and not matches(task, filter) then return pooled and 'stale' or false end
+    -- a value at its cap: passed over, the walk goes on to other values
+    if ctx.capped and caps().full(task) then return false end
     if late > 0 and is_timed(task) and tonumber(redis.call('ZSCORE', K['promoted'], id) or '0') > now then
       return false
     end

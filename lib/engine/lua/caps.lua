@@ -1,0 +1,141 @@
+#!lua flags=allow-oom
+--[[ caps: declare, change, remove or list the queue's concurrency caps
+  (docs/semantics.md §3.15).
+
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
+  ARGV[1]  now_ms      the engine's clock, ms since the epoch
+  ARGV[2]  'set', 'remove' or 'list'
+  ARGV[3]  the meta key ('' for the whole queue)   (set, remove)
+  ARGV[4]  the most tasks owned at once, a positive integer   (set)
+
+  A cap on a meta key that was not declared counts the tasks already owned
+  (one walk of `holders`: as many records as tasks are owned); removing it
+  takes its slots out of `cap-holders` and `cap-counts` (one walk of
+  `cap-holders`). Raising a cap wakes the parked slots (at most WAKE_MOST).
+
+  Returns  set / remove: 1 when the caps changed, 0 when they already were so;
+           list: JSON [{ key, concurrency, owned, values: [[value, owned], ...] }]
+           (values: {} when empty, cjson's empty table),
+           key '' for the whole queue
+  Errors   none
+]]
+--- @include "features"
+--- @include "task"
+--- @include "step"
+--- @include "has"
+--- @include "roots"
+--- @include "owners"
+--- @include "index"
+
+local WAKE_MOST = 1000
+local operation, key = ARGV[2], ARGV[3]
+
+-- every parked slot searches again: a cap that is higher, or gone, may let it take a task
+local function wake_all()
+  local slots, cursor = {}, '0'
+  repeat
+    local reply = redis.call('HSCAN', K['parked-slots'], cursor, 'COUNT', 100)
+    cursor = reply[1]
+    for index = 1, #reply[2], 2 do
+      if #slots < WAKE_MOST then slots[#slots + 1] = reply[2][index] end
+    end
+  until cursor == '0' or #slots >= WAKE_MOST
+  for _, slot_key in ipairs(slots) do parking().unpark(slot_key) end
+  if #slots > 0 then redis.call(SIGNAL_PUBLISH, K['signal'], cjson.encode({ s = slots })) end
+end
+
+local function each(hash, visit)
+  local cursor = '0'
+  repeat
+    local reply = redis.call('HSCAN', hash, cursor, 'COUNT', 100)
+    cursor = reply[1]
+    for index = 1, #reply[2], 2 do visit(reply[2][index], reply[2][index + 1]) end
+  until cursor == '0'
+end
+
+if operation == 'list' then
+  local list = {}
+  local by_key = {}
+  local flat = redis.call('HGETALL', K['caps'])
+  for index = 1, #flat, 2 do
+    local cap = { key = flat[index], concurrency = tonumber(flat[index + 1]), owned = 0, values = {} }
+    if cap.key == '' then cap.owned = redis.call('HLEN', K['holders']) end
+    list[#list + 1] = cap
+    by_key[cap.key] = cap
+  end
+  if #list > 0 then
+    each(K['cap-counts'], function(field, count)
+      local cap_key, value = string.match(field, '^(.-)%z(.*)$')
+      local cap = cap_key and by_key[cap_key]
+      if cap ~= nil and cap_key ~= '' then
+        cap.values[#cap.values + 1] = { value, tonumber(count) }
+        cap.owned = cap.owned + tonumber(count)
+      end
+    end)
+  end
+  if #list == 0 then return '[]' end
+  return cjson.encode(list)
+end
+
+local was = redis.call('HGET', K['caps'], key)
+
+if operation == 'set' then
+  local most = ARGV[4]
+  if was == most then return 0 end
+  redis.call('HSET', K['caps'], key, most)
+  use_feature('caps')
+  if was == false and key ~= '' then
+    -- the tasks owned already take their slots
+    local prefix = key .. '\0'
+    each(K['holders'], function(id)
+      local task = load_task(id)
+      local value = task and task.meta and task.meta[key]
+      if value ~= nil then
+        local json = redis.call('HGET', K['cap-holders'], id)
+        local held = json and cjson.decode(json) or {}
+        local holds = false
+        for _, field in ipairs(held) do
+          if string.sub(field, 1, #prefix) == prefix then holds = true end
+        end
+        if not holds then
+          held[#held + 1] = prefix .. value
+          redis.call('HINCRBY', K['cap-counts'], prefix .. value, 1)
+          redis.call('HSET', K['cap-holders'], id, cjson.encode(held))
+          use_feature('cap-holders')
+        end
+      end
+    end)
+  end
+  if was ~= false and tonumber(most) > tonumber(was) then wake_all() end
+  return 1
+end
+
+-- remove
+if was == false then return 0 end
+redis.call('HDEL', K['caps'], key)
+if redis.call('EXISTS', K['caps']) == 0 then redis.call('HDEL', K['features'], 'caps') end
+if key ~= '' then
+  local prefix = key .. '\0'
+  local changes = {}
+  each(K['cap-holders'], function(id, json)
+    local kept, dropped = {}, false
+    for _, field in ipairs(cjson.decode(json)) do
+      if string.sub(field, 1, #prefix) == prefix then dropped = true else kept[#kept + 1] = field end
+    end
+    if dropped then changes[#changes + 1] = { id, kept } end
+  end)
+  for _, change in ipairs(changes) do
+    if #change[2] == 0 then
+      redis.call('HDEL', K['cap-holders'], change[1])
+    else
+      redis.call('HSET', K['cap-holders'], change[1], cjson.encode(change[2]))
+    end
+  end
+  local fields = {}
+  each(K['cap-counts'], function(field)
+    if string.sub(field, 1, #prefix) == prefix then fields[#fields + 1] = field end
+  end)
+  for _, field in ipairs(fields) do redis.call('HDEL', K['cap-counts'], field) end
+end
+wake_all()
+return 1
