@@ -2,6 +2,7 @@ import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { releaseTask } from '../lib/engine/runtime.js';
 import { idOf, useQueue } from './harness/queue.js';
+import { signal, until, useWorkerQueue } from './harness/worker.js';
 
 // docs/semantics.md §3.15: concurrency caps for the whole queue and per
 // value of a meta key, counted where ownership changes.
@@ -173,5 +174,92 @@ describe('concurrency caps', () => {
     await expect(eon.removeCap('')).rejects.toBeInstanceOf(TypeError);
     expect(await q.redis.exists(q.key.caps)).toBe(0);
     expect(await q.redis.hexists(q.key.features, 'caps')).toBe(0);
+  });
+
+  it('repair keeps the caps and counts the owned tasks anew', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    await eon.setCap({ key: TENANT, concurrency: 2 });
+    for (let index = 0; index < 4; index++) await eon.create({ meta: { [TENANT]: 't' } });
+    await eon.search();
+    await eon.search();
+    await eon.repair();
+    expect(await owned(q)).toEqual({ t: 2 });
+    expect(await eon.search()).toBeUndefined();
+  });
+});
+
+describe('concurrency caps with workers', () => {
+  const queue = useWorkerQueue();
+
+  it('runs at most the cap of one tenant at once across workers while the others flow', async () => {
+    const eon = queue().live('eon');
+    const etw = queue().live('etw');
+    await eon.setCap({ key: TENANT, concurrency: 2 });
+    const running: Record<string, number> = {};
+    const most: Record<string, number> = {};
+    const done: string[] = [];
+    const gate = signal();
+    const handler = {
+      filter: (task: Task) => task.meta?.[TENANT] !== undefined,
+      ensure: async (task: Task) => {
+        const tenant = task.meta![TENANT]!;
+        running[tenant] = (running[tenant] ?? 0) + 1;
+        most[tenant] = Math.max(most[tenant] ?? 0, running[tenant]);
+        if (tenant === 'hot') await gate.promise;
+        running[tenant]--;
+        done.push(tenant);
+      },
+    };
+    // a poll a minute away: only a wake-up explains a claim once a slot frees
+    const workers = [
+      queue().worker(eon, [handler], { pollInterval: 60_000, concurrency: 3 }),
+      queue().worker(etw, [handler], { pollInterval: 60_000, concurrency: 3 }),
+    ];
+    for (let index = 0; index < 6; index++) await eon.create({ meta: { [TENANT]: 'hot' } });
+    for (let index = 0; index < 4; index++) await eon.create({ meta: { [TENANT]: 'cold' } });
+    await Promise.all(workers.map((worker) => worker.start()));
+    await until(
+      () => done.filter((tenant) => tenant === 'cold').length === 4,
+      3_000,
+      'the cold tenant done',
+    );
+    expect(most['hot']).toBe(2);
+    gate.resolve();
+    await until(() => done.length === 10, 5_000, 'every task done');
+    expect(most['hot']).toBe(2);
+    expect(await queue().redis.exists(queue().key['cap-counts'], queue().key['cap-holders'])).toBe(
+      0,
+    );
+  });
+
+  it('wakes a parked slot when a slot of its value is given back', async () => {
+    const eon = queue().live('eon');
+    const manual = queue().live('manual');
+    await eon.setCap({ key: TENANT, concurrency: 1 });
+    await eon.create({ meta: { [TENANT]: 'hot', n: '1' } });
+    await eon.create({ meta: { [TENANT]: 'hot', n: '2' } });
+    const first = await manual.search();
+    const started: string[] = [];
+    const worker = queue().worker(
+      eon,
+      [
+        {
+          filter: () => true,
+          ensure: (task: Task) => Promise.resolve(void started.push(task.meta!['n']!)),
+        },
+      ],
+      { pollInterval: 60_000, concurrency: 1 },
+    );
+    await worker.start();
+    await until(
+      async () => (await queue().redis.hlen(queue().key['parked-slots'])) === 1,
+      3_000,
+      'the slot parked',
+    );
+    expect(started).toEqual([]);
+    await manual.delete(first!);
+    await until(() => started.length === 1, 3_000, 'the parked slot woken');
+    expect(started).toEqual(['2']);
   });
 });
