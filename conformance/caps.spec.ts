@@ -1,6 +1,7 @@
 import { Label } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
 import { releaseTask } from '../lib/engine/runtime.js';
+import { rescue, rescueJson } from './harness/cli.js';
 import { idOf, useQueue } from './harness/queue.js';
 import { signal, until, useWorkerQueue } from './harness/worker.js';
 
@@ -261,5 +262,31 @@ describe('concurrency caps with workers', () => {
     await manual.delete(first!);
     await until(() => started.length === 1, 3_000, 'the parked slot woken');
     expect(started).toEqual(['2']);
+  });
+
+  it('rescue caps lists, sets and removes caps', async () => {
+    const engine = queue().live('one');
+    const q = ['--queue', queue().name];
+    expect((await rescue(['caps', ...q])).stdout).toContain('(none)');
+    const set = await rescue(['caps', '--key', TENANT, '--set', '1', ...q]);
+    expect(set.code).toBe(0);
+    expect(set.stdout).toContain(`cap of ${TENANT}: 1`);
+    expect(await rescueJson(['caps', '--set', '5', ...q])).toEqual({
+      key: null,
+      concurrency: 5,
+      changed: true,
+    });
+    await engine.create({ meta: { [TENANT]: 'acme' } });
+    await engine.search();
+    expect(await rescueJson(['caps', ...q])).toEqual([
+      { concurrency: 5, owned: 1, values: {} },
+      { key: TENANT, concurrency: 1, owned: 1, values: { acme: 1 } },
+    ]);
+    expect((await rescue(['caps', ...q])).stdout).toMatch(/x\.api\.io\/tenant\s+1\s+1\s+acme/);
+    expect((await rescue(['caps', '--set', '0', ...q])).code).toBe(2);
+    expect((await rescue(['caps', '--key', TENANT, ...q])).code).toBe(2);
+    expect((await rescue(['caps', '--key', TENANT, '--remove', ...q])).stdout).toContain('removed');
+    expect((await rescue(['caps', '--remove', ...q])).stdout).toContain('removed');
+    expect(await engine.caps()).toEqual([]);
   });
 });

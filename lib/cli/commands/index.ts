@@ -10,6 +10,7 @@
 // Two-word commands ('tasks list') form a group: `rescue tasks` lists them.
 import { runDashboardCommand } from '../../dashboard/command.js';
 import type { CliCommand } from '../command.js';
+import { capsCommand } from './caps.js';
 import { doctorCommand } from './doctor.js';
 import { metricsCommand } from './metrics.js';
 import { pauseCommand, resumeCommand } from './pause.js';
@@ -38,6 +39,7 @@ export const commands: Readonly<Record<string, CliCommand>> = {
   repair: repairCommand,
   pause: pauseCommand,
   resume: resumeCommand,
+  caps: capsCommand,
   metrics: metricsCommand,
   dashboard: {
     summary: 'serve a web dashboard of the queue (read-only unless --write)',
