@@ -43,6 +43,23 @@ describe('the dashboard over HTTP', () => {
     expect(text).toContain(engine.keyfmt());
   });
 
+  it('shows the declared caps and their counts on the overview, none without caps', async () => {
+    const engine = queue().live('dash');
+    const client = new Client(dashboard(engine));
+    expect((await client.page('/')).text).not.toContain('Concurrency caps');
+    await engine.setCap({ key: 'x.api.io/tenant', concurrency: 1 });
+    await engine.setCap({ concurrency: 10 });
+    await engine.create({ meta: { 'x.api.io/tenant': hostile } });
+    await engine.create({ meta: { 'x.api.io/tenant': 'acme' } });
+    await engine.search();
+    const { text } = await client.page('/');
+    expect(text).toContain('Concurrency caps');
+    expect(text).toContain('the whole queue');
+    expect(text).toContain('<code>x.api.io/tenant</code>');
+    expect(text).toContain('<strong><code>&lt;script&gt;');
+    expect(text).not.toContain(hostile);
+  });
+
   it('lists tasks by state and label query, a page at a time, with hostile labels escaped', async () => {
     const engine = queue().live('dash');
     for (let index = 0; index < 55; index++)

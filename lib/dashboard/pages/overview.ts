@@ -1,5 +1,6 @@
 // The overview: counts by state (engine.stats()), the oldest claimable task,
 // the queue over the last minutes, owners, and claimable tasks nobody takes.
+import type { CapState } from '../../engine/caps.js';
 import type { QueueStats } from '../../engine/stats.js';
 import { html, type Html } from '../html.js';
 import type { LiveFeed } from '../live.js';
@@ -45,6 +46,8 @@ export async function overviewPage(deps: PageDeps): Promise<Page> {
     </li>`;
   };
   const oldest = stats.oldestClaimable;
+  // the concurrency caps (engine.caps()); none shown when it cannot be read
+  const caps = await engine.caps().catch((): CapState[] => []);
   // the labels of the tasks the page names by id (one HMGET)
   const named = await readTasksById(contextOf(engine), [
     ...(oldest === undefined ? [] : [oldest.id]),
@@ -103,6 +106,14 @@ export async function overviewPage(deps: PageDeps): Promise<Page> {
         <h2>Throughput</h2>
         ${throughput(feed, stats.at.getTime())}
       </section>
+      ${
+        caps.length === 0
+          ? ''
+          : html`<section class="caps">
+              <h2>Concurrency caps</h2>
+              ${capsTable(caps)}
+            </section>`
+      }
       <section class="owners">
         <h2>Owners</h2>
         ${owners(stats)}
@@ -113,6 +124,42 @@ export async function overviewPage(deps: PageDeps): Promise<Page> {
       </section>
     `,
   };
+}
+
+/** How many values of one cap the overview names (the most owned first). */
+const capValuesShown = 20;
+
+function capsTable(caps: readonly CapState[]): Html {
+  return html`<table>
+    <thead>
+      <tr>
+        <th>meta key</th>
+        <th class="number">concurrency</th>
+        <th class="number">owned</th>
+        <th>owned per value (at the cap: bold)</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${caps.map((cap) => {
+        const values = Object.entries(cap.values)
+          .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+          .slice(0, capValuesShown);
+        const more = Object.keys(cap.values).length - values.length;
+        return html`<tr data-cap="${cap.key ?? ''}">
+          <td>${cap.key === undefined ? 'the whole queue' : html`<code>${cap.key}</code>`}</td>
+          <td class="number">${count(cap.concurrency)}</td>
+          <td class="number">${count(cap.owned)}</td>
+          <td>
+            ${values.map(([value, owned]) =>
+              owned >= cap.concurrency
+                ? html`<strong><code>${value}</code> ${count(owned)}</strong> `
+                : html`<code>${value}</code> ${count(owned)} `,
+            )}${more > 0 ? ` and ${more} more` : ''}
+          </td>
+        </tr>`;
+      })}
+    </tbody>
+  </table>`;
 }
 
 function owners(stats: QueueStats): Html {
