@@ -234,6 +234,39 @@ describe('concurrency caps with workers', () => {
     );
   });
 
+  it('gives the slot back when a failed attempt is retried later, so the next task of the value runs', async () => {
+    const eon = queue().live('eon');
+    await eon.setCap({ key: TENANT, concurrency: 1 });
+    const runs: string[] = [];
+    const worker = queue().worker(
+      eon,
+      [
+        {
+          filter: () => true,
+          ensure: (task: Task) => {
+            runs.push(task.meta!['n']!);
+            return task.meta!['n'] === 'fails'
+              ? Promise.reject(new Error('flaky'))
+              : Promise.resolve();
+          },
+        },
+      ],
+      { pollInterval: 60_000, concurrency: 2 },
+    );
+    const failing = await eon.create({
+      core: { [Label.Retry]: 'fixed 1 hour x 2' },
+      meta: { [TENANT]: 't', n: 'fails' },
+    });
+    await eon.create({ meta: { [TENANT]: 't', n: 'next' } });
+    await worker.start();
+    await until(() => runs.length === 2, 3_000, 'the retried task waiting, the next one run');
+    expect(runs).toEqual(['fails', 'next']);
+    expect((await eon.status(idOf(failing)))?.state).toBe('waiting');
+    expect(await queue().redis.exists(queue().key['cap-counts'], queue().key['cap-holders'])).toBe(
+      0,
+    );
+  });
+
   it('wakes a parked slot when a slot of its value is given back', async () => {
     const eon = queue().live('eon');
     const manual = queue().live('manual');
