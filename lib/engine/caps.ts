@@ -105,7 +105,7 @@ interface StoredCap {
 export async function listCaps(context: EngineContext): Promise<CapState[]> {
   assertOpen(context, 'caps');
   const now = readClock(context.clock);
-  const reply = (await run(context, 'caps', [now.getTime(), 'list', ''])) as string;
+  const reply = (await run(context, 'capsList', [now.getTime()])) as string;
   const stored = JSON.parse(reply) as StoredCap[];
   const caps = stored.map((cap): CapState => {
     const values: Record<string, number> = {};

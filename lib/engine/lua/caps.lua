@@ -1,10 +1,10 @@
 #!lua flags=allow-oom
---[[ caps: declare, change, remove or list the queue's concurrency caps
+--[[ caps: declare, change or remove the queue's concurrency caps (caps-list.lua lists them)
   (docs/semantics.md §3.15).
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  now_ms      the engine's clock, ms since the epoch
-  ARGV[2]  'set', 'remove' or 'list'
+  ARGV[2]  'set' or 'remove'
   ARGV[3]  the meta key ('' for the whole queue)   (set, remove)
   ARGV[4]  the most tasks owned at once, a positive integer   (set)
 
@@ -13,10 +13,7 @@
   takes its slots out of `cap-holders` and `cap-counts` (one walk of
   `cap-holders`). Raising a cap wakes the parked slots (at most WAKE_MOST).
 
-  Returns  set / remove: 1 when the caps changed, 0 when they already were so;
-           list: JSON [{ key, concurrency, owned, values: [[value, owned], ...] }]
-           (values: {} when empty, cjson's empty table),
-           key '' for the whole queue
+  Returns  1 when the caps changed, 0 when they already were so
   Errors   none
 ]]
 --- @include "features"
@@ -51,30 +48,6 @@ local function each(hash, visit)
     cursor = reply[1]
     for index = 1, #reply[2], 2 do visit(reply[2][index], reply[2][index + 1]) end
   until cursor == '0'
-end
-
-if operation == 'list' then
-  local list = {}
-  local by_key = {}
-  local flat = redis.call('HGETALL', K['caps'])
-  for index = 1, #flat, 2 do
-    local cap = { key = flat[index], concurrency = tonumber(flat[index + 1]), owned = 0, values = {} }
-    if cap.key == '' then cap.owned = redis.call('HLEN', K['holders']) end
-    list[#list + 1] = cap
-    by_key[cap.key] = cap
-  end
-  if #list > 0 then
-    each(K['cap-counts'], function(field, count)
-      local cap_key, value = string.match(field, '^(.-)%z(.*)$')
-      local cap = cap_key and by_key[cap_key]
-      if cap ~= nil and cap_key ~= '' then
-        cap.values[#cap.values + 1] = { value, tonumber(count) }
-        cap.owned = cap.owned + tonumber(count)
-      end
-    end)
-  end
-  if #list == 0 then return '[]' end
-  return cjson.encode(list)
 end
 
 local was = redis.call('HGET', K['caps'], key)

@@ -48,6 +48,7 @@ const scriptFiles = {
   schedule: 'schedule',
   pause: 'pause',
   caps: 'caps',
+  capsList: 'caps-list',
 } as const;
 
 function loadAll(variant: ScriptVariant): Record<keyof typeof scriptFiles, LoadedScript> {

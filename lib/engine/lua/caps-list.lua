@@ -1,0 +1,43 @@
+#!lua flags=no-writes
+--[[ caps-list: the queue's concurrency caps with their counts (engine.caps(),
+  docs/semantics.md §3.15). Reads `caps`, `cap-counts` and `holders`.
+
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
+  ARGV[1]  now_ms   the engine's clock, ms (read by no rule: every script is given it)
+
+  Returns  JSON [{ key, concurrency, owned, values: [[value, owned], ...] }]
+           (values: {} when empty, cjson's empty table), key '' for the whole
+           queue; '[]' without caps
+  Errors   none
+]]
+
+local function each(hash, visit)
+  local cursor = '0'
+  repeat
+    local reply = redis.call('HSCAN', hash, cursor, 'COUNT', 100)
+    cursor = reply[1]
+    for index = 1, #reply[2], 2 do visit(reply[2][index], reply[2][index + 1]) end
+  until cursor == '0'
+end
+
+local list = {}
+local by_key = {}
+local flat = redis.call('HGETALL', K['caps'])
+for index = 1, #flat, 2 do
+  local cap = { key = flat[index], concurrency = tonumber(flat[index + 1]), owned = 0, values = {} }
+  if cap.key == '' then cap.owned = redis.call('HLEN', K['holders']) end
+  list[#list + 1] = cap
+  by_key[cap.key] = cap
+end
+if #list > 0 then
+  each(K['cap-counts'], function(field, count)
+    local cap_key, value = string.match(field, '^(.-)%z(.*)$')
+    local cap = cap_key and by_key[cap_key]
+    if cap ~= nil and cap_key ~= '' then
+      cap.values[#cap.values + 1] = { value, tonumber(count) }
+      cap.owned = cap.owned + tonumber(count)
+    end
+  end)
+end
+if #list == 0 then return '[]' end
+return cjson.encode(list)
