@@ -15,6 +15,7 @@ export { Engine } from './engine/engine.js';
 export type { Durability, EngineOptions } from './engine/options.js';
 export type { RetryPolicy } from './engine/retry-policy.js';
 export type { CreateOptions } from './engine/create.js';
+export type { CreateManyOptions } from './engine/create-many.js';
 export type { UniqueOptions, UniqueCreate } from './engine/unique.js';
 export type { ScheduleResult } from './engine/named-schedule.js';
 export type { WaitOptions, RunOptions } from './engine/wait.js';
