@@ -50,6 +50,7 @@ export const keyNames = [
   'holders', // hash: id of each owned task -> `<claimed ms>:<worker>`: whose `owners` count it is in, since when
   'broadcast', // zset: `all` tasks without cron that are not gate templates, score = sequence number (store order)
   'halted', // zset (lex): ids of tasks the circuit breaker holds (cycles reached cancel)
+  'halted-since', // zset: the tasks of `halted`, score = ms it halted (haltedRetention)
   'retention', // zset (lex): tasks retention may delete (no cron, not a gate template) outside `ready`
   'templates', // zset: cron templates, score = tick+1 ms
   'ticker-check', // zset: cron templates whose tick-1 may need maintenance, score = when

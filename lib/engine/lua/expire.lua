@@ -19,6 +19,8 @@
   ARGV[6]  retention   how long the outcome of a removed held task is kept, ms (0: not kept)
   ARGV[7]  most        how many outcomes the queue keeps at most
   ARGV[8]  failed      how long the outcome of a task a revocation halts is kept, ms (0: not kept)
+  ARGV[9]  halted_cutoff  halted tasks that halted before it (ms) are past retention
+                       (now_ms less haltedRetention)
 
   Returns  { deleted, revoked, more, halted }  more = 1 when a batch was full;
            halted: of the revoked tasks, those the circuit breaker now holds
@@ -65,6 +67,23 @@ for _, key in ipairs({ K['ready'], K['retention'] }) do
     end
     if spend() then break end
   end
+end
+
+-- Halted tasks retention may delete (not in `retention`: include/index.lua)
+-- go by when they halted (haltedRetention), a prefix of `halted-since`. The
+-- outcome their halt recorded stays for its own time (failedOutcomeRetention).
+local halted_ids = spent and {}
+  or redis.call('ZRANGEBYSCORE', K['halted-since'], '-inf', '(' .. ARGV[9], 'LIMIT', 0, batch)
+if #halted_ids == batch then more = 1 end
+for _, id in ipairs(halted_ids) do
+  local task = load_task(id)
+  if task == nil then
+    orphans().forget(id, ctx)
+  else
+    remove_task(id, task, ctx)
+    deleted = deleted + 1
+  end
+  if spend() then break end
 end
 
 -- Revocation: owned tasks whose lease ended (expiry <= now, less the clock
