@@ -7,6 +7,7 @@ import { keyNames } from '../../lib/engine/keys.js';
 
 const kept = [
   'tasks',
+  'halted-since',
   'sequence',
   'claims',
   'layout',

@@ -77,8 +77,12 @@ local halted_ids = spent and {}
 if #halted_ids == batch then more = 1 end
 for _, id in ipairs(halted_ids) do
   local task = load_task(id)
+  local shape = task ~= nil and shape_of(task) or nil
   if task == nil then
     orphans().forget(id, ctx)
+  elseif not (shape.halted and shape.retained) then
+    -- an entry a repair kept for a record something else changed
+    redis.call('ZREM', K['halted-since'], id)
   else
     remove_task(id, task, ctx)
     deleted = deleted + 1
