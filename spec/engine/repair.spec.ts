@@ -8,6 +8,7 @@ import { keyNames } from '../../lib/engine/keys.js';
 const kept = [
   'tasks',
   'halted-since',
+  'attempt-log',
   'sequence',
   'claims',
   'layout',

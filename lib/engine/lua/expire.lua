@@ -34,6 +34,7 @@
 --- @include "owners"
 --- @include "index"
 --- @include "outcome"
+--- @include "attempt-log"
 
 local now = tonumber(ARGV[1])
 local cutoff = ARGV[2]
@@ -103,6 +104,9 @@ for _, id in ipairs(ended) do
   elseif owner_of(task) == nil then
     repair_pool(id, task, ctx) -- something else released it: it goes where its record says
   else
+    -- the attempt whose lease ran out (unless fail.lua logged it): since its claim (`holders`)
+    local since = string.match(redis.call('HGET', K['holders'], id) or '', '^(%d+):')
+    log_attempt(id, 'expired', task.core[LABEL_TOKEN], owner_of(task), tonumber(since), now, nil)
     local freed = with_core(task, copy_map(task.core))
     freed.core[LABEL_WORKER] = nil
     freed.core[LABEL_EXPIRY] = nil

@@ -565,6 +565,7 @@ local function remove_task(id, task, ctx)
   reindex(id, task, nil, ctx)
   redis.call('HDEL', K['tasks'], id)
   redis.call('HDEL', K['attempts'], id)
+  redis.call('HDEL', K['attempt-log'], id)
   local unique_key = task.core ~= nil and task.core[LABEL_UNIQUE] or nil
   if unique_key ~= nil then release_unique(id, unique_key, ctx.now) end
   if ctx.finished ~= id then redis.call(SIGNAL_PUBLISH, K['watch'] .. ':' .. id, '{"r":1}') end
