@@ -1,5 +1,5 @@
 import { outcomeFields } from '../lib/engine/outcome.js';
-import { failTask, retryTask } from '../lib/engine/runtime.js';
+import { failTask, releaseTask, retryTask } from '../lib/engine/runtime.js';
 import { Label } from '../lib/task/label.js';
 import { rescue, rescueJson } from './harness/cli.js';
 import { Client, useDashboards } from './harness/dashboard.js';
@@ -62,6 +62,31 @@ describe('the attempt log', () => {
         startedAt: '2023-10-20T00:00:03Z',
         endedAt: '2023-10-20T00:00:03.1Z',
         error: 'timeout <talking> to upstream',
+      },
+    ]);
+  });
+
+  it('logs an attempt a stopping worker cut short (release.lua), and not a plain release', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const id = idOf(await eon.create({ meta: { kind: 'mail' } }));
+    expect(await releaseTask(eon, (await eon.search()) ?? {})).toBe(true);
+    expect((await eon.status(id))?.attempts).toBeUndefined();
+    const copy = await eon.search();
+    const fields = outcomeFields({
+      worker: 'eon',
+      startedMs: q.clock().getTime(),
+      error: new Error('the worker stopped'),
+    });
+    q.clock.advance(50);
+    expect(await releaseTask(eon, copy ?? {}, fields)).toBe(true);
+    expect((await eon.status(id))?.attempts).toEqual([
+      {
+        state: 'failed',
+        worker: 'eon',
+        startedAt: '2023-10-20T00:00:01Z',
+        endedAt: '2023-10-20T00:00:01.05Z',
+        error: 'the worker stopped',
       },
     ]);
   });

@@ -9,7 +9,7 @@
   answers of idempotent writes (requests, requests-sweep), the filters the
   queue knows (filters, filter-seen; their pools go and are made anew), the
   sweep cursor, the events stream (tail's history), the outcomes (and outcome-large) and failed
-  attempts, the held tasks (held, followers, held-sweep), the unique keys
+  attempts (attempts, attempt-log), the held tasks (held, followers, held-sweep), the unique keys
   (unique, unique-expiry: who holds each, and until when), the names of
   schedules (schedules), when halted tasks halted (halted-since: reindex adds
   the missing ones, expire drops those whose task is not halted), and the meta
