@@ -112,7 +112,9 @@ describe('Worker leases', () => {
   });
 
   it('keeps a task owned past several expiries by explicit extends alone (autoExtend off)', async () => {
-    const expiry = 300;
+    // an extend every two expire runs (about 200 ms) against a 600 ms lease: six
+    // extends outlive two leases, with room for a late timer on a loaded machine
+    const expiry = 600;
     const eon = queue().live('eon', { expiry });
     const etw = queue().live('etw', { expiry });
     const extended: string[] = [];
@@ -131,7 +133,7 @@ describe('Worker leases', () => {
           },
         },
       ],
-      { autoExtend: false, background: true, expireInterval: 50 },
+      { autoExtend: false, background: true, expireInterval: 100 },
     );
     const otherCalls: string[] = [];
     const other = queue().worker(
@@ -140,7 +142,7 @@ describe('Worker leases', () => {
       { pollInterval: 20 },
     );
     await holder.start();
-    const ensured = next(holder, 'task:ensured', 4_000);
+    const ensured = next(holder, 'task:ensured', 8_000);
     const created = await eon.create({ meta: { kind: 'a' } });
     await until(
       async () => (await stored(eon, idOf(created)))?.core?.[Label.Worker] === 'eon',
