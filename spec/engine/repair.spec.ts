@@ -32,6 +32,9 @@ const kept = [
   'schedules',
   'paused',
   'caps',
+  'rates',
+  'rate-windows',
+  'rate-expiry',
 ];
 
 describe('repair-start.lua', () => {

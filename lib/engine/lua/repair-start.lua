@@ -11,7 +11,8 @@
   sweep cursor, the events stream (tail's history), the outcomes (and outcome-large) and failed
   attempts, the held tasks (held, followers, held-sweep), the unique keys
   (unique, unique-expiry: who holds each, and until when), the names of
-  schedules (schedules), whether the queue is paused (paused), the declared caps (caps: their counts are made anew
+  schedules (schedules), whether the queue is paused (paused), the rate limits and their windows (rates,
+  rate-windows, rate-expiry), the declared caps (caps: their counts are made anew
   with the owned tasks), and the meta keys engines declared (meta-indexes), which jobs
   list anew (include/roots.lua). spec/engine/repair.spec.ts checks that this
   list and the one below name every key of lib/engine/keys.ts.
