@@ -3,6 +3,7 @@ import { nextDueMs, releaseTask } from '../lib/engine/runtime.js';
 import { Label } from '../lib/task/label.js';
 import type { EnsureContext } from '../lib/worker/handler.js';
 import type { Task } from '../lib/task/task.js';
+import { rescue, rescueJson } from './harness/cli.js';
 import { useQueue } from './harness/queue.js';
 import { until, useWorkerQueue } from './harness/worker.js';
 
@@ -249,5 +250,33 @@ describe('rate limits with workers', () => {
       RangeError,
       TypeError,
     ]);
+  });
+
+  it('rescue limits lists, sets and removes limits', async () => {
+    const engine = queue().live('one');
+    const q = ['--queue', queue().name];
+    expect((await rescue(['limits', ...q])).stdout).toContain('(none)');
+    const set = await rescue(['limits', '--key', TENANT, '--set', '10 per second', ...q]);
+    expect(set.code).toBe(0);
+    expect(set.stdout).toContain(`rate limit of ${TENANT}: 10 per second`);
+    expect(await rescueJson(['limits', '--set', '1000 per minute', ...q])).toEqual({
+      key: null,
+      limit: '1000 per minute',
+      changed: true,
+    });
+    expect(await rescueJson(['limits', ...q])).toEqual([
+      { limit: '1000 per minute', claims: 1000, windowMs: 60_000 },
+      { key: TENANT, limit: '10 per second', claims: 10, windowMs: 1_000 },
+    ]);
+    expect((await rescue(['limits', ...q])).stdout).toMatch(/x\.api\.io\/tenant\s+10 per second/);
+    const bad = await rescue(['limits', '--set', '10/second', ...q]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('did you mean "10 per second"?');
+    expect((await rescue(['limits', '--key', TENANT, ...q])).code).toBe(2);
+    expect((await rescue(['limits', '--key', TENANT, '--remove', ...q])).stdout).toContain(
+      'removed',
+    );
+    expect((await rescue(['limits', '--remove', ...q])).stdout).toContain('removed');
+    expect(await engine.rateLimits()).toEqual([]);
   });
 });
