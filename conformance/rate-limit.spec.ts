@@ -179,6 +179,32 @@ describe('rate limits with workers', () => {
     expect(Math.floor(started[1]! / 1_000)).toBeGreaterThan(Math.floor(started[0]! / 1_000) - 1);
   });
 
+  it('never exceeds a limit with batched claims from two workers', async () => {
+    const eon = queue().live('eon');
+    const etw = queue().live('etw');
+    await eon.setRateLimit({ key: TENANT, limit: '3 per hour' });
+    const runs: string[] = [];
+    const handler = {
+      filter: () => true,
+      ensure: (task: Task) => Promise.resolve(void runs.push(task.meta![TENANT] ?? 'cold')),
+    };
+    for (let index = 0; index < 10; index++) await eon.create({ meta: { [TENANT]: 'hot' } });
+    // without the key: no limit counts them (a value 'cold' would have its own 3 per hour)
+    for (let index = 0; index < 6; index++) await eon.create({ meta: { n: `${index}` } });
+    const workers = [
+      queue().worker(eon, [handler], { pollInterval: 60_000, concurrency: 16, batch: 16 }),
+      queue().worker(etw, [handler], { pollInterval: 60_000, concurrency: 16, batch: 16 }),
+    ];
+    await Promise.all(workers.map((worker) => worker.start()));
+    // the hot tasks are older: a limit that leaked would run them before the last cold one
+    await until(
+      () => runs.filter((tenant) => tenant === 'cold').length === 6,
+      3_000,
+      'every cold task',
+    );
+    expect(runs.filter((tenant) => tenant === 'hot')).toHaveLength(3);
+  });
+
   it('context.rateLimit releases the task without a cycle and holds its value; other values flow', async () => {
     const eon = queue().live('eon');
     await eon.setRateLimit({ key: TENANT, limit: '1000 per second' });
