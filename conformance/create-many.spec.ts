@@ -4,7 +4,8 @@ import { splitRequest } from '../lib/engine/create.js';
 import { layoutVersion } from '../lib/engine/keys.js';
 import { run } from '../lib/engine/run.js';
 import { engineContext, filterList, searchFor } from '../lib/engine/runtime.js';
-import { TaskLimitError, TaskMetaEmptyError } from '../lib/errors.js';
+import { TaskCronError, TaskLimitError, TaskMetaEmptyError } from '../lib/errors.js';
+import type { UniqueCreate, UniqueOptions } from '../lib/engine/unique.js';
 import { encodeStored } from '../lib/task/codec.js';
 import { Label, Method } from '../lib/task/label.js';
 import type { Task } from '../lib/task/task.js';
@@ -165,5 +166,173 @@ describe('engine.createMany', () => {
     expect(await run(context, 'createMany', args)).toBe(answer);
     expect(await queueContents(q.redis, q.prefix)).toEqual(before);
     expect(await q.redis.zrange(q.key.ready, 0, -1)).toEqual(String(answer).split(','));
+  });
+});
+
+// createMany with `unique` (docs/semantics.md §3.11): each task is what
+// create(task, { unique }) would do, in order, inside the chunk's one step.
+describe('engine.createMany with unique', () => {
+  const many = useQueue('2023-10-20T00:00:01Z');
+  const each = useQueue('2023-10-20T00:00:01Z');
+  const meta = { kind: 'sync-account' };
+
+  /** both: createMany with unique on one queue, create of each task in turn on the other. */
+  async function both(tasks: Task[], unique: (UniqueOptions | undefined)[]) {
+    const [a, b] = [many(), each()];
+    const [eonA, eonB] = [a.engine('eon'), b.engine('eon')];
+    const answers = await eonA.createMany(
+      tasks.map((task) => structuredClone(task)),
+      { unique },
+    );
+    const created: UniqueCreate[] = [];
+    for (const [index, task] of tasks.entries()) {
+      const options = unique[index];
+      created.push(
+        options === undefined
+          ? await eonB.create(structuredClone(task)).then((stored) => ({
+              action: 'created' as const,
+              id: idOf(stored),
+              task: stored,
+            }))
+          : await eonB.create(structuredClone(task), { unique: options }),
+      );
+    }
+    // a skipped task's holder is read once the call is done (the same after one chunk of creates)
+    const ids = (list: UniqueCreate[]) =>
+      list.map((answer) =>
+        answer.action === 'skipped' ? { ...answer, task: 'read after' } : answer,
+      );
+    expect(ids(answers)).toEqual(ids(created));
+    expect(await queueContents(a.redis, a.prefix, ['requests'])).toEqual(
+      await queueContents(b.redis, b.prefix, ['requests']),
+    );
+    return { a, answers };
+  }
+
+  it('answers created, skipped and replaced per task, as creates in order would, two tasks of a key in one chunk included', async () => {
+    const { answers } = await both(
+      [
+        { meta: { ...meta, n: '1' }, payload: 1 },
+        { meta: { n: 'plain' } },
+        { meta: { ...meta, n: '2' }, payload: 2 },
+        { meta: { ...meta, n: '3' }, payload: 3 },
+        { meta: { ...meta, n: '4' } },
+        { meta: { ...meta, n: '5' }, payload: 5 },
+        { meta: { ...meta, n: '6' }, payload: 6 },
+      ],
+      [
+        { key: 'a' },
+        undefined,
+        { key: 'a' }, // skipped: task 0 holds it
+        { key: 'a', mode: 'replace' }, // replaces task 0
+        { key: 'b', ttl: 5_000 },
+        { key: 'c', mode: 'debounce', delay: 1_000 },
+        { key: 'c', mode: 'debounce', delay: 1_000 }, // replaces task 5
+      ],
+    );
+    expect(answers.map(({ action }) => action)).toEqual([
+      'created',
+      'created',
+      'skipped',
+      'replaced',
+      'created',
+      'created',
+      'replaced',
+    ]);
+    const [first, , skipped, replaced] = answers;
+    expect(skipped).toMatchObject({ id: first?.id, task: { payload: 3 } }); // the holder as stored now
+    expect(replaced).toMatchObject({ id: first?.id, task: { payload: 3 } });
+    expect(answers[6]?.task?.cron).toEqual({ [Label.Exact]: '2023-10-20T00:00:02Z' });
+  });
+
+  it('skips a key held before the call, and keeps the existing call shape answering tasks', async () => {
+    const q = many();
+    const eon = q.engine('eon');
+    const holder = await eon.create({ meta, payload: 'old' }, { unique: { key: 'a' } });
+    const answers = await eon.createMany([{ meta }, { meta }], {
+      unique: [{ key: 'a' }, undefined],
+    });
+    expect(answers[0]).toMatchObject({
+      action: 'skipped',
+      id: holder.id,
+      task: { payload: 'old' },
+    });
+    expect(answers[1]?.action).toBe('created');
+    const plain = await eon.createMany([{ meta }]);
+    expect(plain[0]?.meta).toEqual(meta); // a task, not an answer
+    expect(await eon.lister({ meta })).toHaveLength(3);
+  });
+
+  it('holds a key across chunks: one task stored of a key given more times than a chunk holds', async () => {
+    const q = many();
+    const count = createManyChunk + 3;
+    const answers = await q.engine('eon').createMany(
+      Array.from({ length: count }, (_, n) => ({ meta, payload: n })),
+      { unique: Array.from({ length: count }, () => ({ key: 'a' })) },
+    );
+    expect(answers.filter(({ action }) => action === 'created')).toHaveLength(1);
+    expect(new Set(answers.map(({ id }) => id)).size).toBe(1);
+    expect(await q.engine('eon').lister({ meta })).toHaveLength(1);
+  });
+
+  it('gives exactly one task to createMany calls of several engines at once', async () => {
+    const q = many();
+    const engines = ['a', 'b', 'c', 'd'].map((name) => q.engine(name));
+    const answers = await Promise.all(
+      engines.map((engine, index) =>
+        engine.createMany([{ meta: { n: String(index) } }, { meta, payload: index }], {
+          unique: [undefined, { key: 'a' }],
+        }),
+      ),
+    );
+    const keyed = answers.map((answer) => answer[1]);
+    expect(keyed.filter((answer) => answer?.action === 'created')).toHaveLength(1);
+    expect(new Set(keyed.map((answer) => answer?.id)).size).toBe(1);
+    expect(await engines[0]?.lister({ meta })).toHaveLength(1);
+  });
+
+  it('refuses a bad unique option before any write, naming the task', async () => {
+    const q = many();
+    const eon = q.engine('eon');
+    await expectUnchanged(q.redis, q.prefix, async () => {
+      const error: unknown = await eon
+        .createMany([{ meta }, { meta, cron: { [Label.Every]: 'hour' } }], {
+          unique: [{ key: 'a' }, { key: 'b' }],
+        })
+        .catch((reason: unknown) => reason);
+      expect(error).toBeInstanceOf(TaskCronError);
+      expect((error as Error).message).toMatch(/^createMany: task 1: create: a cron template/);
+      await expect(eon.createMany([{ meta }], { unique: [{ key: '' }] })).rejects.toThrow(
+        /^createMany: task 0: create: unique "key"/,
+      );
+      await expect(
+        eon.createMany([{ meta }, { meta }], { unique: [{ key: 'a' }] }),
+      ).rejects.toThrow(/^createMany: option "unique" must be an array of one entry a task \(2\)/);
+    });
+  });
+
+  it('answers a chunk with unique tasks sent again the same, and writes nothing twice', async () => {
+    const q = many();
+    const context = engineContext(q.engine('eon'));
+    const now = context.clock();
+    const task = (n: string) =>
+      JSON.stringify({
+        core: { [Label.Unique]: 'a' },
+        meta: { n },
+        node: { [Label.Method]: 'any' },
+      });
+    const args = [
+      now.getTime(),
+      layoutVersion,
+      ...splitRequest('me:0:8'),
+      ...['u', 'v'].flatMap((n) => ['uskip\0' + '0', task(n), '', '', '']),
+    ];
+    const answer = String(await run(context, 'createMany', args));
+    const [created, skipped] = answer.split(',');
+    expect(created).toMatch(/^created /);
+    expect(skipped).toBe(created?.replace('created', 'skipped'));
+    const before = await queueContents(q.redis, q.prefix);
+    expect(await run(context, 'createMany', args)).toBe(answer);
+    expect(await queueContents(q.redis, q.prefix)).toEqual(before);
   });
 });

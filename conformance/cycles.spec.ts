@@ -82,15 +82,17 @@ describe('cycles and the circuit breaker', () => {
     expect(claimed?.core?.[Label.Cycles]).toBe('1');
   });
 
-  it('keeps a halted task without cron map until retention removes it', async () => {
+  it('keeps a halted task without cron map until retention removes it, cleanup after it halted (haltedRetention)', async () => {
     const q = queue();
     const eon = q.engine('eon');
     const created = await halted(eon);
-    q.clock.set('2023-10-27T00:00:01Z');
+    const haltedAt = q.clock().getTime(); // the second revocation halted it
+    const week = 7 * 24 * 60 * 60 * 1000;
+    q.clock.set(new Date(haltedAt + week).toISOString()); // past cleanup from its creation
     await eon.expire();
     expect((await stored(eon, idOf(created)))?.core?.[Label.Cycles]).toBe('2');
     expect(await eon.search()).toBeUndefined();
-    q.clock.set('2023-10-27T00:00:01.001Z');
+    q.clock.set(new Date(haltedAt + week + 1).toISOString());
     await eon.expire();
     expect(await eon.exists(everything)).toBe(false);
   });

@@ -370,6 +370,56 @@ describe('the dashboard in a browser', () => {
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
   });
 
+  it('acts on tasks ticked in the list: the ticks survive a live refresh, select-all, a delete of the selection', async () => {
+    const q = queue();
+    const engine = q.live('producer');
+    const ids: string[] = [];
+    for (let n = 0; n < 4; n++)
+      ids.push(idOf(await engine.create({ meta: { 'x.api.io/action': 'mail', n: `${n}` } })));
+    const [a = '', b = '', c = '', d = ''] = ids;
+    const server = await serve(q, { write: true });
+    const page = await newPage();
+    await page.goto(`${server.url}/tasks?state=claimable`);
+    const box = (id: string) => page.locator(`input[data-select][value="${id}"]`);
+    await box(a).check();
+    await box(c).check();
+    expect(await page.locator('[data-selected-count]').textContent()).toBe('2');
+    // a change elsewhere refreshes the list: the ticked tasks stay ticked
+    const refreshes = Number((await page.locator('body').getAttribute('data-refreshes')) ?? '0');
+    await engine.create({ meta: { 'x.api.io/action': 'mail', n: 'new' } });
+    await until(
+      async () =>
+        Number((await page.locator('body').getAttribute('data-refreshes')) ?? '0') > refreshes,
+      5_000,
+      'the list refreshed',
+    );
+    expect(await page.locator('input[data-select]').count()).toBe(5);
+    expect(await box(a).isChecked()).toBe(true);
+    expect(await box(b).isChecked()).toBe(false);
+    expect(await box(c).isChecked()).toBe(true);
+    await shoot(page, 'selection');
+    await page.getByRole('button', { name: 'Delete selected (bypass)' }).click();
+    await page.locator('[data-bulk-result="ok"]').waitFor();
+    expect(await page.locator('[data-bulk-result]').textContent()).toContain(
+      'Removed 2 selected tasks.',
+    );
+    expect(await engine.status(a)).toMatchObject({ state: 'removed' });
+    expect(await engine.status(c)).toMatchObject({ state: 'removed' });
+    expect(await engine.status(b)).toMatchObject({ state: 'queued' });
+
+    await page.getByRole('link', { name: 'Back to the tasks' }).click();
+    await page.locator('input[data-select-all]').check();
+    expect(await page.locator('input[data-select]:checked').count()).toBe(3);
+    await page.locator(`input[data-select][value="${d}"]`).uncheck();
+    await page.getByRole('button', { name: 'Cancel selected' }).click();
+    await page.locator('[data-bulk-result="ok"]').waitFor();
+    expect(await page.locator('[data-bulk-result]').textContent()).toContain(
+      'Cancelled 2 selected tasks.',
+    );
+    expect(await engine.status(b)).toMatchObject({ state: 'cancelled' });
+    expect(await engine.status(d)).toMatchObject({ state: 'queued' });
+  });
+
   it('refuses actions when read-only: no buttons, and a POST made anyway gets 403', async () => {
     const q = queue();
     const engine = q.live('producer');

@@ -158,6 +158,76 @@ describe('the dashboard when tasks fail', () => {
     expect((await engine.stats()).claimable).toBe(2);
   });
 
+  it('acts on a selection of ids: checkboxes with write access only, each id checked on the server, CSRF', async () => {
+    const q = queue();
+    const engine = q.live('dash');
+    const ids: string[] = [];
+    for (let n = 0; n < 4; n++)
+      ids.push(idOf(await engine.create({ meta: { kind: 'mail', n: `${n}` } })));
+    const plain = await engine.create({ meta: { kind: 'report' } });
+    const [a = '', b = '', c = '', d = ''] = ids;
+    const readOnly = new Client(dashboard(engine));
+    const shown = (await readOnly.page('/tasks?state=claimable')).text;
+    expect(shown).not.toContain('data-select');
+    expect(shown).not.toContain('id="bulk-selection"');
+    const selection = { selection: '1', 'bulk-state': 'claimable', 'bulk-query': '' };
+    expect(
+      (await readOnly.post('/tasks/bulk', { ...selection, action: 'remove', id: [a] })).status,
+    ).toBe(403);
+
+    const client = new Client(dashboard(engine, { write: true }));
+    const list = (await client.page('/tasks?state=claimable')).text;
+    expect(list).toMatch(new RegExp(`name="id"\\s+value="${a}"\\s+form="bulk-selection"`));
+    expect(list).toContain('data-select-all');
+    expect(list).toContain('data-action="selection-remove"');
+    expect(
+      (
+        await client.post('/tasks/bulk', {
+          ...selection,
+          action: 'remove',
+          id: [a],
+          csrf: 'forged',
+        })
+      ).status,
+    ).toBe(403);
+    expect(await engine.status(a)).toMatchObject({ state: 'queued' });
+
+    // remove two ticked tasks; an id that is not one and a task already gone are named, not acted on
+    const removed = await client.post('/tasks/bulk', {
+      ...selection,
+      action: 'remove',
+      id: [a, b, 'not-an-id', '1697760001000-000000099999', a],
+    });
+    expect(removed.status).toBe(200);
+    const text = await removed.text();
+    expect(text).toContain('Removed 2 selected tasks. 2 left alone.');
+    expect(text).toContain(`data-acted="${a}"`);
+    expect(text).toContain('data-skipped="not-an-id"');
+    expect(text).toContain('not a task id');
+    expect(text).toContain('not in the queue (any more)');
+    expect(await engine.status(a)).toMatchObject({ state: 'removed' });
+    expect(await engine.status(b)).toMatchObject({ state: 'removed' });
+
+    const cancelled = await client.post('/tasks/bulk', { ...selection, action: 'cancel', id: c });
+    expect(await cancelled.text()).toContain('Cancelled 1 selected task.');
+    expect(await engine.status(c)).toMatchObject({ state: 'cancelled' });
+    // reset: a task without a circuit breaker is left alone, and says why
+    const reset = await client.post('/tasks/bulk', { ...selection, action: 'reset', id: [d] });
+    expect(await reset.text()).toContain('no circuit breaker (core cancel) to reset');
+    const none = await client.post('/tasks/bulk', { ...selection, action: 'remove' });
+    expect(none.status).toBe(400);
+    expect(await none.text()).toContain('No task was selected');
+    const many = await client.post('/tasks/bulk', {
+      ...selection,
+      action: 'remove',
+      id: Array.from({ length: 501 }, (_, n) => `x${n}`),
+    });
+    expect(many.status).toBe(400);
+    expect((await engine.tasks({ state: 'claimable' })).tasks.map(idOf).sort()).toEqual(
+      [d, idOf(plain)].sort(),
+    );
+  });
+
   it('shows labels beside bare ids (events, claimable tasks nobody takes), event times to the ms, chart axes', async () => {
     const q = queue();
     const engine = q.live('dash');

@@ -142,6 +142,90 @@ describe('dead letters', () => {
     );
   });
 
+  /** halt: a task with cancel 1 whose lease ends; expire's revocation halts it now. */
+  async function halt(q: ReturnType<typeof queue>, engine: Engine, kind: string): Promise<string> {
+    const id = idOf(await engine.create({ core: { [Label.Cancel]: '1' }, meta: { kind } }));
+    await q.engine(`claimer-${kind}`, { expiry: 1_000 }).search({ meta: { kind } });
+    q.clock.advance(1_000);
+    await engine.expire();
+    expect((await engine.status(id))?.state).toBe('halted');
+    return id;
+  }
+
+  it('haltedRetention: keeps a halted task that long after it halted, whenever it was created, then removes it', async () => {
+    const q = queue();
+    const eon = q.engine('eon', {
+      cleanup: 10_000,
+      haltedRetention: 60_000,
+      failedOutcomeRetention: 120_000,
+    });
+    const plain = idOf(await eon.create({ meta: { kind: 'plain' } }));
+    q.clock.advance(5_000);
+    const id = await halt(q, eon, 'mail'); // created at :06, halted at :07
+    expect(await q.redis.zscore(q.key['halted-since'], id)).toBe(String(q.clock().getTime()));
+    const halted = q.clock().getTime();
+    q.clock.advance(20_000); // past cleanup from creation
+    await eon.expire();
+    expect(await eon.status(plain)).toBeUndefined(); // cleanup: gone
+    expect((await eon.status(id))?.state).toBe('halted'); // a dead letter: kept
+    q.clock.set(new Date(halted + 60_000).toISOString());
+    await eon.expire();
+    expect((await eon.status(id))?.state).toBe('halted');
+    q.clock.set(new Date(halted + 60_001).toISOString());
+    await eon.expire();
+    // the task is gone; the outcome its halt recorded stays for failedOutcomeRetention
+    expect(await eon.tasks({ state: 'halted' })).toMatchObject({ tasks: [] });
+    expect(await eon.status(id)).toMatchObject({ outcome: { state: 'failed' } });
+    expect(await q.redis.zcard(q.key['halted-since'])).toBe(0);
+    expect(await q.redis.zcard(q.key.halted)).toBe(0);
+  });
+
+  it('haltedRetention defaults to cleanup, from when the task halted; a reset task leaves halted-since; a halted cron task stays', async () => {
+    const q = queue();
+    const eon = q.engine('eon', { cleanup: 10_000 });
+    const exact = idOf(
+      await eon.create({
+        core: { [Label.Cancel]: '1' },
+        cron: { [Label.Exact]: '2023-10-20T00:00:02Z' },
+        meta: { kind: 'exact' },
+      }),
+    );
+    q.clock.advance(1_000);
+    await q.engine('claimer-exact', { expiry: 1_000 }).search({ meta: { kind: 'exact' } });
+    q.clock.advance(4_000);
+    const first = await halt(q, eon, 'a'); // created at :06, halted at :07
+    const second = await halt(q, eon, 'b'); // halted at :08
+    expect((await eon.status(exact))?.state).toBe('halted');
+    // halted tasks retention may delete: by when they halted, not in `retention`
+    expect(await q.redis.zrange(q.key['halted-since'], 0, -1)).toEqual([first, second]);
+    expect(await q.redis.zcard(q.key.retention)).toBe(0);
+    expect(await eon.resetTasks({ query: { meta: { kind: 'b' } } })).toMatchObject({
+      ids: [second],
+    });
+    expect(await q.redis.zrange(q.key['halted-since'], 0, -1)).toEqual([first]);
+    q.clock.set('2023-10-20T00:00:17Z'); // created 11 s ago, halted 10 s ago: kept
+    await eon.expire();
+    expect((await eon.status(first))?.state).toBe('halted');
+    q.clock.set('2023-10-20T00:00:17.001Z');
+    await eon.expire();
+    expect(await eon.status(first)).toMatchObject({ outcome: { state: 'failed' } });
+    expect(await q.redis.zcard(q.key['halted-since'])).toBe(0);
+    q.clock.advance(3_600_000);
+    await eon.expire();
+    // a halted task with a cron map is never retention's, as before
+    expect((await eon.tasks({ state: 'halted' })).tasks.map(idOf)).toEqual([exact]);
+  });
+
+  it('refuses a haltedRetention that is not whole ms from 0', () => {
+    const q = queue();
+    expect(() => q.engine('bad', { haltedRetention: -1 })).toThrow(
+      /Engine option "haltedRetention"/,
+    );
+    expect(() => q.engine('bad', { haltedRetention: 1.5 })).toThrow(
+      /Engine option "haltedRetention"/,
+    );
+  });
+
   it('refuses a remove or cancel without a query or a state, and a state or most it does not know', async () => {
     const eon = queue().engine('eon');
     await expect(eon.removeTasks({})).rejects.toThrow(/give a "query", or a "state"/);

@@ -2,7 +2,7 @@
 // time hold a key: a second create is skipped (`skip`), or takes the queued
 // holder's place (`replace`), or pushes it back as well (`debounce`: a burst
 // of creates runs once, `delay` ms after the last). `createMany` stores a list
-// of tasks in order, one script call per 100.
+// of tasks in order, one script call per 100, and takes a unique option a task.
 // Run: npm run examples (or, after npm run build, compile it and set REDIS_URL).
 import { Engine, Worker, has, type Handler } from 'rescue-engine';
 
@@ -39,6 +39,14 @@ const orders = await engine.createMany(
 );
 console.log(`stored ${orders.length} orders`);
 
+// createMany with unique, one option a task: account 42 is queued already, so it is skipped
+const accounts = [41, 42, 43];
+const synced = await engine.createMany(
+  accounts.map((account) => ({ meta: { action: 'sync-account' }, payload: { account } })),
+  { unique: accounts.map((account) => ({ key: `sync-account:${account}` })) },
+);
+console.log(synced.map(({ action }) => action).join(' ')); // created skipped created
+
 const ran: string[] = [];
 let shipped = 0;
 let allShipped = () => {};
@@ -69,9 +77,10 @@ await worker.start();
 await done;
 const indexed = await engine.wait(indexing, { timeout: 10_000 });
 await engine.wait(first.id, { timeout: 10_000 });
-console.log(ran.sort().join('; ')); // index {"text":"abc"}; sync {"account":42}
+for (const { id } of synced) await engine.wait(id, { timeout: 10_000 });
+console.log(ran.sort().join('; ')); // index {"text":"abc"}; sync {"account":41}; sync {"account":42}; sync {"account":43}
 console.log(`shipped ${shipped} orders; the document was indexed once: ${indexed.state}`);
-if (ran.length !== 2 || shipped !== orders.length) throw new Error('unexpected runs');
+if (ran.length !== 4 || shipped !== orders.length) throw new Error('unexpected runs');
 
 await worker.stop();
 await engine.close();

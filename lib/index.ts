@@ -15,6 +15,7 @@ export { Engine } from './engine/engine.js';
 export type { Durability, EngineOptions } from './engine/options.js';
 export type { RetryPolicy } from './engine/retry-policy.js';
 export type { CreateOptions } from './engine/create.js';
+export type { CreateManyOptions } from './engine/create-many.js';
 export type { UniqueOptions, UniqueCreate } from './engine/unique.js';
 export type { ScheduleResult } from './engine/named-schedule.js';
 export type { WaitOptions, RunOptions } from './engine/wait.js';
@@ -22,7 +23,7 @@ export type { Outcome, OutcomeError } from './engine/outcome.js';
 export type { OutcomeState, TaskState, TaskPageState } from './task/state.js';
 // eslint-disable-next-line @typescript-eslint/no-deprecated -- kept for code written against 0.1.0
 export type { TaskStatusState } from './task/state.js';
-export type { TaskStatus } from './engine/status.js';
+export type { AttemptRecord, TaskStatus } from './engine/status.js';
 export type { DoctorReport, DoctorCheck, DoctorCheckName, DoctorStatus } from './engine/doctor.js';
 export type { RepairReport } from './engine/repair.js';
 export type { Cap, CapState } from './engine/caps.js';

@@ -74,13 +74,15 @@ export class Client {
     return { status: response.status, text };
   }
 
-  /** post sends a form; `csrf` defaults to the token of the last page read. */
+  /** post sends a form (a list: the field once a value); `csrf` defaults to the token of the last page read. */
   async post(
     path: string,
-    fields: Record<string, string> = {},
+    fields: Record<string, string | readonly string[]> = {},
     headers: Record<string, string> = {},
   ): Promise<Response> {
-    const form = new URLSearchParams({ csrf: this.lastCsrf ?? '', ...fields });
+    const form = new URLSearchParams();
+    for (const [name, value] of Object.entries({ csrf: this.lastCsrf ?? '', ...fields }))
+      for (const one of typeof value === 'string' ? [value] : value) form.append(name, one);
     return this.send(path, {
       method: 'POST',
       body: form.toString(),

@@ -6,13 +6,14 @@ import { RescueError, TaskNotFoundError } from '../errors.js';
 import { idOf } from '../task/facts.js';
 import { Label } from '../task/label.js';
 import type { Task } from '../task/task.js';
-import { html } from './html.js';
+import { html, type Html } from './html.js';
 import type { PageDeps } from './pages/deps.js';
 import { createPage } from './pages/create.js';
 import { readTask } from './pages/task.js';
 import { taskPath } from './paths.js';
 import { notice, type Page } from './views/layout.js';
-import type { BulkResult } from '../engine/bulk.js';
+import { bulkActOne, type BulkResult } from '../engine/bulk.js';
+import { isObjectId } from '../task/object-id.js';
 import { isTaskPageState } from '../task/state.js';
 import { parseQuery, QueryTextError } from './query.js';
 
@@ -113,6 +114,8 @@ export async function bulkAction(
     return {
       page: bulkPage(back, 'error', 'This bulk action is not one the dashboard knows.', 400),
     };
+  if (form['selection'] === '1')
+    return selectionAction(deps, verb as keyof typeof bulkVerbs, form['id'], back);
   const { run, done } = bulkVerbs[verb as keyof typeof bulkVerbs];
   let result: BulkResult;
   try {
@@ -146,7 +149,75 @@ export async function bulkAction(
   };
 }
 
-function bulkPage(back: string, kind: 'ok' | 'error', message: string, status = 200): Page {
+/** How many ids one action on a selection takes at most (a page of the list shows 50). */
+const selectionMost = 500;
+
+/**
+ * selectionAction resets, removes or cancels the tasks an operator ticked
+ * (the ids the form carries), checking each on the server: an id that is
+ * not an object id, a task no longer in the queue, a task without a circuit
+ * breaker to reset is left alone and named. Each task is its own atomic
+ * step, as in a bulk action on a query.
+ */
+async function selectionAction(
+  deps: PageDeps,
+  verb: keyof typeof bulkVerbs,
+  given: unknown,
+  back: string,
+): Promise<ActionResult> {
+  const listed = Array.isArray(given) ? given : given === undefined ? [] : [given];
+  const ids = [...new Set(listed.filter((id): id is string => typeof id === 'string'))];
+  if (ids.length === 0)
+    return { page: bulkPage(back, 'error', 'No task was selected: nothing was done.', 400) };
+  if (ids.length > selectionMost)
+    return {
+      page: bulkPage(
+        back,
+        'error',
+        `${ids.length} tasks were selected; one action takes at most ${selectionMost}: nothing was done.`,
+        400,
+      ),
+    };
+  const acted: string[] = [];
+  const skipped: { id: string; reason: string }[] = [];
+  for (const id of ids) {
+    const task = isObjectId(id) ? await readTask(deps, id) : undefined;
+    const reason =
+      task === undefined
+        ? isObjectId(id)
+          ? 'not in the queue (any more)'
+          : 'not a task id'
+        : await bulkActOne(deps.engine, verb, task);
+    if (reason === undefined) acted.push(id);
+    else skipped.push({ id, reason });
+  }
+  if (acted.length > 0) deps.feed.poke();
+  const { done } = bulkVerbs[verb];
+  const message = `${done} ${acted.length} selected task${acted.length === 1 ? '' : 's'}.${skipped.length === 0 ? '' : ` ${skipped.length} left alone.`}`;
+  return {
+    page: bulkPage(
+      back,
+      'ok',
+      message,
+      200,
+      html`<ul class="selection" data-selection-result>
+        ${acted.map((id) => html`<li data-acted="${id}"><code>${id}</code></li>`)}
+        ${skipped.map(
+          ({ id, reason }) =>
+            html`<li data-skipped="${id}"><code>${id}</code> left alone: ${reason}</li>`,
+        )}
+      </ul>`,
+    ),
+  };
+}
+
+function bulkPage(
+  back: string,
+  kind: 'ok' | 'error',
+  message: string,
+  status = 200,
+  details: Html | string = '',
+): Page {
   return {
     name: 'tasks',
     title: 'Bulk action',
@@ -154,6 +225,7 @@ function bulkPage(back: string, kind: 'ok' | 'error', message: string, status = 
     live: false,
     content: html`<h1>Bulk action</h1>
       <div data-bulk-result="${kind}">${notice(kind, message)}</div>
+      ${details}
       <p><a href="${back}">Back to the tasks</a></p>`,
   };
 }

@@ -183,7 +183,8 @@ export function dashboardApp(state: DashboardState): Hono {
           d.context,
           refusal(403, 'Read-only: this dashboard was started without write access (--write).'),
         );
-      const form = await c.req.parseBody();
+      // all: an action on a selection carries one `id` field a task
+      const form = await c.req.parseBody({ all: true });
       const token = typeof form['csrf'] === 'string' ? form['csrf'] : undefined;
       if (
         !sameOrigin(c.req.header('origin'), c.req.url) ||

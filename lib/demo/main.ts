@@ -305,7 +305,66 @@ async function story(operator: Engine): Promise<string[]> {
   notes.push(
     `cancel: "render video (long)" was stopped on ${stopped.worker} within ${stoppedMs} ms of the cancel (started on ${started.worker}); its outcome: ${status?.state ?? '?'}`,
   );
+
+  await pause();
+  notes.push(...(await overtaking(operator)));
   return notes;
+}
+
+/**
+ * Pause and priority: while the queue is paused, a backlog of eight resizes
+ * queues up and an urgent one at priority 10 is created last; on resume the
+ * parked slots wake at once and the urgent task is claimed first. The order
+ * of the claims is read from their fencing tokens, which grow with every
+ * claim in the queue, so it does not depend on which worker reports first.
+ */
+async function overtaking(operator: Engine): Promise<string[]> {
+  const backlogSize = 8;
+  log(
+    `-- pause and priority: ${backlogSize} resizes queue up in a paused queue, then an urgent one at priority 10`,
+  );
+  await operator.pause();
+  log('operator: queue paused: nothing is handed out');
+  const backlog: Task[] = [];
+  for (let index = 1; index <= backlogSize; index++) {
+    backlog.push(await operator.create({ meta: meta('image', `resize photo-${index}`) }));
+  }
+  const urgent = await operator.create({
+    core: { [Label.Priority]: '10' },
+    meta: meta('image', 'resize banner (urgent)'),
+  });
+  const ids = [...backlog, urgent].map(idOf);
+  const startedOf = (event: Event) => event.event === 'started' && ids.includes(event.id);
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const queued = await operator.stats();
+  const early = events.filter(startedOf).length;
+  log(
+    `operator: paused for 1 s: ${queued.claimable} tasks claimable, ${early} handed out; resuming`,
+  );
+
+  const firstClaim = until('the first claim after the resume', startedOf).then(() =>
+    performance.now(),
+  );
+  const resumedAt = performance.now();
+  await operator.resume();
+  const wokenMs = Math.round((await firstClaim) - resumedAt);
+  // the workers poll every 2 s (lib/demo/worker.ts): a claim well before that is the resume's wake-up
+  const woke = wokenMs < 1_000 ? 'woke at once' : 'were slow to wake (unexpected)';
+  log(`operator: resumed: the parked workers ${woke}, the first claim ${wokenMs} ms later`);
+  await Promise.all(ids.map((id) => until('the resizes', ensured(id))));
+
+  const claims = events.filter(startedOf).sort((a, b) => (a.token ?? 0) - (b.token ?? 0));
+  const place = claims.findIndex((event) => event.id === idOf(urgent)) + 1;
+  log(
+    `operator: claim order by fencing token: ${claims.map((event) => event.name.replace('resize ', '')).join(', ')}`,
+  );
+  const first = claims[0];
+  return [
+    `pause: ${early === 0 ? 'nothing was' : `${early} tasks were (unexpected)`} handed out while the queue was paused for 1 s; on resume the parked workers ${woke} (first claim after ${wokenMs} ms; they poll every 2 s)`,
+    place === 1 && first !== undefined
+      ? `priority: "resize banner (urgent)", priority 10, created after ${backlogSize} others, was claimed first (by ${first.worker}), ahead of the whole backlog`
+      : `priority: "resize banner (urgent)", priority 10, created after ${backlogSize} others, was claimed ${place === 0 ? 'never' : `in place ${place}`} (unexpected: it should be first)`,
+  ];
 }
 
 /**

@@ -8,6 +8,8 @@ export type WorkerMessage =
       id: string;
       name: string;
       cycles: number;
+      /** started: the fencing token of the claim, which grows with every claim in the queue. */
+      token?: number;
       detail?: string;
     }
   | { type: 'stopped'; worker: string };

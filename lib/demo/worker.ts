@@ -39,6 +39,7 @@ function report(
     id: task.core?.[Label.Object] ?? '',
     name: task.meta?.[demoLabel.name] ?? '?',
     cycles: Number(task.core?.[Label.Cycles] ?? '0'),
+    ...(event === 'started' ? { token: Number(task.core?.[Label.Token] ?? '0') } : {}),
     ...(detail === undefined ? {} : { detail }),
   });
 }

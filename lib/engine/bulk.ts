@@ -46,7 +46,7 @@ export interface BulkResult {
 }
 
 /** BulkAction names the three bulk actions. */
-type BulkAction = 'reset' | 'remove' | 'cancel';
+export type BulkAction = 'reset' | 'remove' | 'cancel';
 
 const bulkDefaults = { most: 10_000, mostLimit: 1_000_000 } as const;
 
@@ -87,22 +87,36 @@ export async function bulkAct(
         return result;
       }
       seen.add(id);
-      let reason: string | undefined =
-        action === 'reset' && task.core?.[Label.Cancel] === undefined
-          ? 'no circuit breaker (core cancel) to reset'
-          : undefined;
-      try {
-        if (reason === undefined && !dryRun) reason = await act(engine, action, id, task);
-      } catch (error) {
-        if (!(error instanceof TaskNotFoundError)) throw error;
-        reason = 'gone meanwhile';
-      }
+      const reason = await bulkActOne(engine, action, task, dryRun);
       if (reason === undefined) result.ids.push(id);
       else result.skipped.push({ id, reason });
     }
     cursor = page.cursor;
   } while (cursor !== undefined);
   return result;
+}
+
+/**
+ * bulkActOne acts on one task as a bulk action does (the dashboard's actions
+ * on a selection too): answers why it left the task alone, or undefined
+ * when it acted (dryRun: would act).
+ */
+export async function bulkActOne(
+  engine: BulkEngine,
+  action: BulkAction,
+  task: Task,
+  dryRun = false,
+): Promise<string | undefined> {
+  const id = task.core?.[Label.Object] ?? '';
+  if (action === 'reset' && task.core?.[Label.Cancel] === undefined)
+    return 'no circuit breaker (core cancel) to reset';
+  if (dryRun) return undefined;
+  try {
+    return await act(engine, action, id, task);
+  } catch (error) {
+    if (!(error instanceof TaskNotFoundError)) throw error;
+    return 'gone meanwhile';
+  }
 }
 
 async function act(

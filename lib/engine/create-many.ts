@@ -11,7 +11,17 @@ import {
   type PreparedCreate,
 } from './create.js';
 import { beginCreate, countTasks } from './observe.js';
+import { readTaskById } from './read.js';
 import { runRequest } from './run.js';
+import {
+  markUnique,
+  readAnswer,
+  readUnique,
+  uniqueTask,
+  type ReadUnique,
+  type UniqueCreate,
+  type UniqueOptions,
+} from './unique.js';
 
 /**
  * How many tasks one create-many script call stores at most: the call's
@@ -20,6 +30,22 @@ import { runRequest } from './run.js';
  */
 export const createManyChunk = 100;
 
+/** CreateManyOptions configure `engine.createMany`. */
+export interface CreateManyOptions {
+  /**
+   * The unique option of each task (docs/semantics.md §3.11), by index: an
+   * array as long as the tasks, `undefined` for a task without a key. Each
+   * task then is what `create(task, { unique })` would do, in order, and
+   * createMany answers a UniqueCreate a task.
+   */
+  unique?: readonly (UniqueOptions | undefined)[];
+}
+
+/** PreparedMany is a task of createMany, validated, with its unique option read. */
+interface PreparedMany extends PreparedCreate {
+  unique: ReadUnique | undefined;
+}
+
 /**
  * createTasks stores many tasks (engine.createMany), in order, one script
  * call per chunk of createManyChunk tasks (create-many.lua). Every task is
@@ -27,26 +53,64 @@ export const createManyChunk = 100;
  * rejects the whole call with its typed error, its message naming its index,
  * and nothing is written. A chunk is stored whole or not at all; a chunk the
  * script refuses (TASK_LIMIT) leaves the chunks before it stored. Returns the
- * stored tasks; unlike create, the caller's objects are left as they are.
+ * stored tasks, or with the `unique` option a UniqueCreate a task; unlike
+ * create, the caller's objects are left as they are.
  */
-export async function createTasks(context: EngineContext, argument: unknown): Promise<Task[]> {
+export async function createTasks(
+  context: EngineContext,
+  argument: unknown,
+  options?: CreateManyOptions,
+): Promise<Task[] | UniqueCreate[]> {
   assertOpen(context, 'createMany');
   if (!Array.isArray(argument)) {
     throw new TypeError(`createMany: tasks must be an array; got ${describe(argument)}`);
   }
+  const uniques = readUniques(options, argument.length);
   const now = readClock(context.clock);
-  const prepared = argument.map((task: unknown, index) => prepareAt(task, index, now));
-  const stored: Task[] = [];
+  const prepared = argument.map((task: unknown, index) =>
+    prepareAt(task, index, now, uniques?.[index]),
+  );
+  const answers: UniqueCreate[] = [];
   for (let from = 0; from < prepared.length; from += createManyChunk) {
-    stored.push(...(await createChunk(context, prepared.slice(from, from + createManyChunk), now)));
+    answers.push(
+      ...(await createChunk(context, prepared.slice(from, from + createManyChunk), now)),
+    );
   }
-  return stored;
+  return uniques === undefined ? answers.map(({ task }) => task as Task) : answers;
 }
 
-/** prepareAt validates one task of the list; its error names its index. */
-function prepareAt(task: unknown, index: number, now: Date): PreparedCreate {
+/** readUniques reads the `unique` option of createMany: one per task, undefined where absent. */
+function readUniques(options: unknown, count: number): (UniqueOptions | undefined)[] | undefined {
+  if (options === undefined || options === null) return undefined;
+  if (typeof options !== 'object') {
+    throw new TypeError(`createMany: options must be an object; got ${describe(options)}`);
+  }
+  const unique = (options as CreateManyOptions).unique;
+  if (unique === undefined) return undefined;
+  if (!Array.isArray(unique) || unique.length !== count) {
+    throw new TypeError(
+      `createMany: option "unique" must be an array of one entry a task (${count}); got ${describe(unique)}`,
+    );
+  }
+  return unique as (UniqueOptions | undefined)[];
+}
+
+/** prepareAt validates one task of the list (and its unique option); its error names its index. */
+function prepareAt(
+  task: unknown,
+  index: number,
+  now: Date,
+  options: UniqueOptions | undefined,
+): PreparedMany {
   try {
-    return prepareCreate(task, now);
+    const unique = options === undefined ? undefined : readUnique({ unique: options });
+    const given = unique === undefined ? task : uniqueTask(unique, task, now, '');
+    const prepared = prepareCreate(given, now);
+    if (unique !== undefined) {
+      markUnique(unique, prepared.stored, prepared.plan);
+      prepared.args[0] = encodeTask(prepared.stored);
+    }
+    return { ...prepared, unique };
   } catch (error) {
     if (error instanceof Error) error.message = `createMany: task ${index}: ${error.message}`;
     throw error;
@@ -55,14 +119,21 @@ function prepareAt(task: unknown, index: number, now: Date): PreparedCreate {
 
 async function createChunk(
   context: EngineContext,
-  chunk: PreparedCreate[],
+  chunk: PreparedMany[],
   now: Date,
-): Promise<Task[]> {
+): Promise<UniqueCreate[]> {
   const ends = chunk.map(({ stored }) => beginCreate(context, stored));
-  const taskArgs = chunk.flatMap(({ stored, args }): (string | number)[] =>
-    leanCreatable(stored, args)
+  // a unique task takes the general path, its kind `u<mode>\0<ttl>` (create-many.lua)
+  const taskArgs = chunk.flatMap(({ stored, args, unique }, index): (string | number)[] =>
+    unique === undefined && leanCreatable(stored, args)
       ? ['l', encodeStored(stored), '', '', '']
-      : ['g', encodeTask(stored), args[1], args[2], args[3]],
+      : [
+          unique === undefined ? 'g' : `u${unique.argument}`,
+          ends[index] === undefined ? args[0] : encodeTask(stored),
+          args[1],
+          args[2],
+          args[3],
+        ],
   );
   let answer: string;
   try {
@@ -77,12 +148,23 @@ async function createChunk(
     throw error;
   }
   context.layoutStored = true;
-  const ids = answer.split(',');
-  const stored = chunk.map(({ stored }, index) => {
-    stored.core = { ...stored.core, [Label.Object]: ids[index] ?? '' };
+  const parts = answer.split(',');
+  const answers: UniqueCreate[] = [];
+  let created = 0;
+  for (const [index, { stored, unique }] of chunk.entries()) {
+    const part = parts[index] ?? '';
+    const { action, id } =
+      unique === undefined ? { action: 'created' as const, id: part } : readAnswer(part);
+    if (action === 'skipped') {
+      ends[index]?.(undefined, undefined);
+      answers.push({ action, id, task: await readTaskById(context, id) });
+      continue;
+    }
+    stored.core = { ...stored.core, [Label.Object]: id };
     ends[index]?.(stored, undefined);
-    return copyTask(stored);
-  });
-  countTasks(context, { created: { api: chunk.length } });
-  return stored;
+    created += 1;
+    answers.push({ action, id, task: copyTask(stored) });
+  }
+  countTasks(context, { created: { api: created } });
+  return answers;
 }

@@ -4,7 +4,7 @@ import { cancelTask } from './cancel.js';
 import { closeConnection } from './connection.js';
 import { createEngineContext, type EngineContext } from './context.js';
 import { createAny, type CreateOptions } from './create.js';
-import { createTasks } from './create-many.js';
+import { createTasks, type CreateManyOptions } from './create-many.js';
 import type { UniqueCreate, UniqueOptions } from './unique.js';
 import { resetCycles } from './cycles.js';
 import { deleteTask } from './delete.js';
@@ -92,9 +92,19 @@ export class Engine {
    * task is validated as `create` validates it before anything is written
    * (the typed error names the index of the first invalid one); a chunk is
    * stored whole or not at all. The caller's objects are left as they are.
+   * With `unique` (one entry a task), each task is what `create(task, {
+   * unique })` would do, in order, and it answers a UniqueCreate a task.
    */
-  createMany(tasks: readonly TaskInput[]): Promise<Task[]> {
-    return observe(this.context, 'createMany', () => createTasks(this.context, tasks));
+  createMany(
+    tasks: readonly TaskInput[],
+    options: CreateManyOptions & { unique: readonly (UniqueOptions | undefined)[] },
+  ): Promise<UniqueCreate[]>;
+  createMany(tasks: readonly TaskInput[], options?: CreateManyOptions): Promise<Task[]>;
+  createMany(
+    tasks: readonly TaskInput[],
+    options?: CreateManyOptions,
+  ): Promise<Task[] | UniqueCreate[]> {
+    return observe(this.context, 'createMany', () => createTasks(this.context, tasks, options));
   }
 
   /** search returns a task now owned by this worker (or a broadcast task), or undefined when there is no work. */

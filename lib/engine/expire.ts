@@ -30,6 +30,7 @@ export async function expireTasks(context: EngineContext): Promise<void> {
         context.options.outcomeRetention,
         context.options.outcomeLimit,
         context.options.failedOutcomeRetention,
+        now - context.options.haltedRetention,
       ])) as number[];
       counts.retired += retired;
       counts.revoked += revoked;

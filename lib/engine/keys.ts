@@ -51,6 +51,7 @@ export const keyNames = [
   'holders', // hash: id of each owned task -> `<claimed ms>:<worker>`: whose `owners` count it is in, since when
   'broadcast', // zset: `all` tasks without cron that are not gate templates, score = sequence number (store order)
   'halted', // zset (lex): ids of tasks the circuit breaker holds (cycles reached cancel)
+  'halted-since', // zset: the tasks of `halted`, score = ms it halted (haltedRetention)
   'retention', // zset (lex): tasks retention may delete (no cron, not a gate template) outside `ready`
   'templates', // zset: cron templates, score = tick+1 ms
   'ticker-check', // zset: cron templates whose tick-1 may need maintenance, score = when
@@ -81,6 +82,7 @@ export const keyNames = [
   'outcome-expiry', // zset: ids in `outcomes`, score = when the record goes (ms); expire trims it, the count is capped
   'outcome-large', // zset: ids in `outcomes` whose record is over 4 KiB, score = when it goes (ms); capped at 200
   'attempts', // hash: id of a task in the queue -> `<failed|timeout>|<JSON>` of its last failed attempt
+  'attempt-log', // hash: id of a task in the queue -> JSON array of its last 10 ended attempts (include/attempt-log.lua)
   'held', // hash: id of a task created `after` another -> `<predecessor id>\0<due ms or ''>\0<stored JSON>`
   'followers', // zset (lex): `<predecessor id>\0<id>` of each held task
   'held-sweep', // string: HSCAN cursor of expire's sweep for held tasks whose predecessor is gone or a template

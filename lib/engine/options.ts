@@ -41,6 +41,15 @@ export interface EngineOptions {
    */
   cleanup?: number;
   /**
+   * Retention of halted tasks (dead letters: the circuit breaker holds
+   * them) without a cron map that are not gate templates, in ms from when
+   * they halted, at most 100 years: `expire` removes one once it halted
+   * longer ago, whenever it was created (the outcome its halt recorded
+   * stays for `failedOutcomeRetention`); `cleanup` does not apply to them.
+   * @defaultValue cleanup
+   */
+  haltedRetention?: number;
+  /**
    * How long the outcome of a task this engine completes (or halts, or
    * cancels) is kept for `status` and `wait`, in ms; 0 keeps none (waiters
    * that listen when it comes still hear it). At most 100 years.
@@ -166,6 +175,7 @@ export interface ResolvedEngineOptions {
   readonly worker: string;
   readonly expiry: number;
   readonly cleanup: number;
+  readonly haltedRetention: number;
   readonly outcomeRetention: number;
   readonly failedOutcomeRetention: number;
   readonly outcomeLimit: number;
@@ -189,7 +199,8 @@ const maxDurabilityTimeoutMs = 60_000;
  * surrogate would become U+FFFD and two ids could collide): the queue at most
  * `limits.keyBytes` bytes and without `}`, the worker at most
  * `limits.valueBytes` bytes (it is a label value). `expiry` and `cleanup` must
- * be positive integers up to maxDurationMs, `clock` a function and
+ * be positive integers up to maxDurationMs, `haltedRetention` an
+ * integer from 0 up to maxDurationMs.cleanup, `clock` a function and
  * `clockSkew` a non-negative integer up to the longest expiry, `stepTime` a
  * number from 0 to 1,000, `metaIndexes` an array of exact label keys,
  * `durability` `'primary'` or `'replica'`, `durabilityTimeout` a positive
@@ -204,6 +215,7 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
   const worker = given.worker ?? randomUUID();
   const expiry = given.expiry ?? engineDefaults.expiry;
   const cleanup = given.cleanup ?? engineDefaults.cleanup;
+  const haltedRetention = given.haltedRetention ?? cleanup;
   const clock = given.clock ?? systemClock;
   const clockSkew = given.clockSkew ?? engineDefaults.clockSkew;
   const outcomeRetention = given.outcomeRetention ?? engineDefaults.outcomeRetention;
@@ -227,6 +239,7 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
   const ms = (least: number, most: number): Bounds => ({ least, most, unit: ' ms' });
   requireInteger(option('expiry'), expiry, ms(1, maxDurationMs.expiry));
   requireInteger(option('cleanup'), cleanup, ms(1, maxDurationMs.cleanup));
+  requireInteger(option('haltedRetention'), haltedRetention, ms(0, maxDurationMs.cleanup));
   requireInteger(option('connectTimeout'), connectTimeout, ms(1, maxDurationMs.expiry));
   requireInteger(option('outcomeRetention'), outcomeRetention, ms(0, maxDurationMs.cleanup));
   requireInteger(
@@ -253,6 +266,7 @@ export function resolveEngineOptions(options?: EngineOptions | null): ResolvedEn
     worker,
     expiry,
     cleanup,
+    haltedRetention,
     outcomeRetention,
     failedOutcomeRetention,
     outcomeLimit,
@@ -281,6 +295,7 @@ function readOptions(options: unknown): EngineOptions {
       'worker',
       'expiry',
       'cleanup',
+      'haltedRetention',
       'outcomeRetention',
       'failedOutcomeRetention',
       'outcomeLimit',

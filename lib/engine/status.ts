@@ -37,6 +37,25 @@ export interface TaskStatus {
   outcome?: Outcome;
   /** In the queue after a failed attempt: how that attempt ended (state failed or timeout). */
   failure?: Outcome;
+  /**
+   * In the queue: its last ended attempts (at most 10), oldest first, that
+   * did not complete it: failed, timed out, or whose lease ran out.
+   */
+  attempts?: AttemptRecord[];
+}
+
+/** AttemptRecord is one ended attempt at a task (docs/semantics.md §7.2). */
+export interface AttemptRecord {
+  /** failed or timeout: its handler rejected or ran past its timeout; expired: its lease ran out with nothing recorded. */
+  state: 'failed' | 'timeout' | 'expired';
+  /** The worker that made it. */
+  worker?: string;
+  /** When it was claimed (expired) or its handler started. */
+  startedAt?: string;
+  /** When it ended. */
+  endedAt: string;
+  /** The error's message (at most 300 characters). */
+  error?: string;
 }
 
 /** StatusReply is what the status script answers (status.lua). */
@@ -47,6 +66,7 @@ type StatusReply = [
   due: string,
   attempt: string,
   held: string,
+  log: string,
 ];
 
 /** readId checks an object id argument (status, wait, cancel): TaskCoreError for anything else. */
@@ -73,7 +93,7 @@ export async function taskStatus(
 }
 
 function statusFrom(id: string, reply: StatusReply, nowMs: number): TaskStatus | undefined {
-  const [record, outcomeJson, claimed, due, attempt, held] = reply;
+  const [record, outcomeJson, claimed, due, attempt, held, log] = reply;
   const outcome = readOutcome(outcomeJson);
   const task = tryDecodeStored(id, record === '' ? undefined : record);
   const hold = /^([^\0]*)\0[^\0]*\0([\s\S]*)$/.exec(held);
@@ -97,7 +117,41 @@ function statusFrom(id: string, reply: StatusReply, nowMs: number): TaskStatus |
   if (outcome !== undefined && status.state === 'halted') status.outcome = outcome;
   const failure = readAttempt(id, attempt, task);
   if (failure !== undefined) status.failure = failure;
+  const attempts = readAttemptLog(log);
+  if (attempts.length > 0) status.attempts = attempts;
   return status;
+}
+
+/** readAttemptLog reads a task's attempt log (include/attempt-log.lua); what it cannot read is left out. */
+function readAttemptLog(log: string | undefined): AttemptRecord[] {
+  let list: unknown;
+  try {
+    list = JSON.parse(log === undefined || log === '' ? '[]' : log);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(list)) return [];
+  const records: AttemptRecord[] = [];
+  for (const entry of list as unknown[]) {
+    if (typeof entry !== 'object' || entry === null) continue;
+    const { state, worker, startedAt, endedAt, error } = entry as Record<string, unknown>;
+    if (state !== 'failed' && state !== 'timeout' && state !== 'expired') continue;
+    const ended = instant(endedAt);
+    if (ended === undefined) continue;
+    const record: AttemptRecord = { state, endedAt: ended };
+    if (typeof worker === 'string') record.worker = worker;
+    const started = instant(startedAt);
+    if (started !== undefined) record.startedAt = started;
+    if (typeof error === 'string') record.error = error;
+    records.push(record);
+  }
+  return records;
+}
+
+function instant(ms: unknown): string | undefined {
+  if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || ms < 0 || ms > 9_999_999_999_999)
+    return undefined;
+  return formatTime(new Date(ms));
 }
 
 function stateOf(task: Task, due: string, nowMs: number): TaskState {

@@ -2,9 +2,12 @@
 // The soak (npm run soak -- --minutes 30; not part of npm test): steady load
 // on a redis-server of its own for a set time, with worker processes coming
 // and going, and every minute Redis's memory (INFO memory used_memory), its
-// key count (DBSIZE) and the heap of each process (after a full collection)
-// sampled. Prints a table and a verdict: "flat" when none of them grew by
-// 2 % or more over the last ten minutes.
+// key count (DBSIZE), the answers of idempotent writes it keeps (HLEN
+// requests: kept an hour, so they grow through a shorter run; shown to tell
+// that apart, not judged) and the heap of each process (after a full
+// collection) sampled. Prints a table and a verdict: "flat" when none of
+// memory, keys and heaps grew by 2 % or more over the last ten minutes (the
+// median of their samples against the ten minutes before: verdict.js).
 //
 // The load: creates at --rate a second; of them one in 10 by `run` (create
 // and wait), one in 20 cancelled right after its create, one in 20 `after`
@@ -26,6 +29,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { Engine, Label } from '../../dist/index.js';
 import { startRedisServer } from '../../dist/testing/index.js';
+import { queueKeys } from '../../dist/engine/keys.js';
 import { machineFacts } from '../bench/lib/setup.js';
 import { table } from '../bench/lib/report.js';
 import { growth, verdict } from './verdict.js';
@@ -206,6 +210,8 @@ const samples = [];
 async function sample() {
   const memory = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]);
   const keys = await admin.dbsize();
+  // answers of idempotent writes, kept an hour: they grow through a shorter run
+  const requests = await admin.hlen(queueKeys(settings.queue).requests);
   globalThis.gc?.();
   const producerHeap = process.memoryUsage().heapUsed;
   const workerHeaps = await Promise.all([...live.values()].map(heapOf));
@@ -214,6 +220,7 @@ async function sample() {
     minute: Math.round((performance.now() - startedAt) / 6_000) / 10,
     memory,
     keys,
+    requests,
     producerHeap,
     workerHeap: median(workerHeaps),
     workerHeaps,
@@ -222,7 +229,7 @@ async function sample() {
   };
   samples.push(row);
   console.log(
-    `minute ${row.minute}: used_memory ${mb(memory)}, keys ${keys}, producer heap ${mb(producerHeap)}, ` +
+    `minute ${row.minute}: used_memory ${mb(memory)}, keys ${keys}, requests ${requests}, producer heap ${mb(producerHeap)}, ` +
       `worker heaps ${workerHeaps.map(mb).join(' / ')}, tasks in the queue ${stats.tasks}, created ${row.created}`,
   );
 }
@@ -246,6 +253,7 @@ const rows = samples.map((row) => [
   row.minute,
   mb(row.memory),
   row.keys,
+  row.requests,
   mb(row.producerHeap),
   mb(row.workerHeap),
   row.tasks,
@@ -255,6 +263,7 @@ const header = [
   'minute',
   'used_memory',
   'DBSIZE',
+  'requests',
   'producer heap',
   'worker heap (median)',
   'tasks in the queue',

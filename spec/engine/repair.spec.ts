@@ -7,6 +7,8 @@ import { keyNames } from '../../lib/engine/keys.js';
 
 const kept = [
   'tasks',
+  'halted-since',
+  'attempt-log',
   'sequence',
   'claims',
   'layout',

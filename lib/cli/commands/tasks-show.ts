@@ -95,7 +95,8 @@ function factLines(facts: TaskFacts, now: Date): [string, string][] {
  * besides its record: each provider resolves with sections (a name and a
  * value) printed after the labels and added to the --json object, or with
  * undefined. The outcome records (engine.status): a finished task's outcome
- * (result, error, log), and a task's last failed attempt while it is queued.
+ * (result, error, log), and a task's last failed attempt and its last ended
+ * attempts with their times (at most 10) while it is queued.
  */
 const taskExtraProviders: readonly ((
   engine: Engine,
@@ -111,6 +112,7 @@ async function statusSections(
   const sections: Record<string, unknown> = {};
   if (status.outcome !== undefined) sections['outcome'] = status.outcome;
   if (status.failure !== undefined) sections['last failed attempt'] = status.failure;
+  if (status.attempts !== undefined) sections['attempts'] = status.attempts;
   // a task held `after` another is not in the queue yet (readTask does not see it)
   if (status.state === 'held' && status.task !== undefined)
     sections['held'] = { after: status.after ?? '', task: status.task };

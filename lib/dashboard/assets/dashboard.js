@@ -54,7 +54,13 @@
         return response.text();
       })
       .then(function (text) {
+        // the tasks ticked stay ticked while they are listed
+        var ticked = selectedIds();
         region.innerHTML = text;
+        region.querySelectorAll('input[data-select]').forEach(function (box) {
+          if (ticked.indexOf(box.value) >= 0) box.checked = true;
+        });
+        countSelected();
         refreshes += 1;
         body.setAttribute('data-refreshes', String(refreshes));
       })
@@ -196,10 +202,37 @@
     }
   });
 
-  // Actions that cannot be undone ask first.
+  // Actions that cannot be undone ask first (the button's question, else the form's).
   document.addEventListener('submit', function (event) {
-    var message = event.target.getAttribute('data-confirm');
+    var submitter = event.submitter;
+    var message =
+      (submitter && submitter.getAttribute('data-confirm')) ||
+      event.target.getAttribute('data-confirm');
     if (message && !window.confirm(message)) event.preventDefault();
+  });
+
+  // The tasks ticked in a list: their ids go with the selection form.
+  function selectedIds() {
+    var ids = [];
+    document.querySelectorAll('input[data-select]:checked').forEach(function (box) {
+      ids.push(box.value);
+    });
+    return ids;
+  }
+
+  function countSelected() {
+    var count = document.querySelector('[data-selected-count]');
+    if (count) count.textContent = String(selectedIds().length);
+  }
+
+  document.addEventListener('change', function (event) {
+    var target = event.target;
+    if (target.hasAttribute && target.hasAttribute('data-select-all')) {
+      document.querySelectorAll('input[data-select]').forEach(function (box) {
+        box.checked = target.checked;
+      });
+    }
+    countSelected();
   });
 
   if (!document.hidden) start();

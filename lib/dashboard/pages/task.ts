@@ -16,7 +16,7 @@ import { allMaps } from '../views/labels.js';
 import { notice, type Page, type PageContext } from '../views/layout.js';
 import { taskTable } from '../views/task-row.js';
 import { outcomeSection } from '../views/outcome.js';
-import type { TaskStatus } from '../../engine/status.js';
+import type { AttemptRecord, TaskStatus } from '../../engine/status.js';
 import type { PageDeps } from './deps.js';
 
 /** How many children, or gate templates of a trigger, the page lists at most. */
@@ -99,11 +99,48 @@ export async function taskPage(deps: PageDeps, id: string, done?: string): Promi
   };
 }
 
+/** attemptLog writes a task's last ended attempts (at most 10), newest first. */
+function attemptLog(
+  context: PageContext,
+  attempts: readonly AttemptRecord[] | undefined,
+): Html | string {
+  if (attempts === undefined || attempts.length === 0) return '';
+  return html`<table class="attempt-log" data-attempt-log>
+    <thead>
+      <tr>
+        <th>ended as</th>
+        <th>started</th>
+        <th>ended</th>
+        <th>worker</th>
+        <th>error</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${[...attempts].reverse().map(
+        (attempt) =>
+          html`<tr data-attempt="${attempt.state}">
+            <td>${attempt.state}</td>
+            <td>
+              ${attempt.startedAt === undefined ? html`<span class="none">—</span>` : timeLabel(attempt.startedAt, context.now)}
+            </td>
+            <td>${timeLabel(attempt.endedAt, context.now)}</td>
+            <td>
+              ${attempt.worker === undefined ? html`<span class="none">—</span>` : html`<code>${attempt.worker}</code>`}
+            </td>
+            <td>
+              ${attempt.error === undefined ? html`<span class="none">—</span>` : html`<span class="error-message">${attempt.error}</span>`}
+            </td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
 /**
  * runs writes what the queue keeps of a task's attempts while it is in the
  * queue: how many ran (its cycles, the current one), the one running now, the
  * last failed one (error, stack, log, times), and the outcome its halt
- * recorded. Earlier attempts are counted, not kept.
+ * recorded, and the last ended attempts with their times (at most 10).
  */
 function runs(context: PageContext, facts: TaskFacts, status: TaskStatus | undefined): Html {
   const running = status?.state === 'owned';
@@ -123,6 +160,7 @@ function runs(context: PageContext, facts: TaskFacts, status: TaskStatus | undef
           : ''
       }
     </dl>
+    ${attemptLog(context, status?.attempts)}
   </section>`;
   return html`${attempts}
   ${status?.outcome === undefined ? '' : outcomeSection(context, 'Outcome of its halt', 'halt', status.outcome)}

@@ -89,7 +89,13 @@ export async function tasksPage(deps: PageDeps, request: TasksRequest): Promise<
     content: html`
       ${done === undefined ? '' : notice('ok', done)}
       <h1>Tasks <span class="subtitle">${state}</span></h1>
-      ${taskTable(context, page.tasks, 'No task on this page.', page.outcomes)}
+      ${taskTable(
+        context,
+        page.tasks,
+        'No task on this page.',
+        page.outcomes,
+        context.write ? selectionFormId : undefined,
+      )}
       ${bulkForms(context, state, queryText)}
       <nav class="pages">
         ${
@@ -111,8 +117,12 @@ export async function tasksPage(deps: PageDeps, request: TasksRequest): Promise<
   };
 }
 
+/** The id of the form the list's checkboxes put their ids in. */
+const selectionFormId = 'bulk-selection';
+
 /**
- * bulkForms offers the bulk actions on every task of the state the query
+ * bulkForms offers the actions on the tasks ticked in the list (the
+ * server checks each id), then the bulk actions on every task of the state the query
  * matches (not only this page's), with write access: reset (halted tasks),
  * cancel and delete. Each asks for a confirmation and carries the CSRF token.
  */
@@ -133,7 +143,39 @@ function bulkForms(context: PageContext, state: TaskPageState, queryText: string
       <input type="hidden" name="bulk-query" value="${queryText}" />
       <button type="submit" class="${danger ? 'danger' : ''}">${label}</button>
     </form>`;
+  const selected = (action: string, label: string, confirm: string, danger = false) =>
+    html`<button
+      type="submit"
+      name="action"
+      value="${action}"
+      data-action="selection-${action}"
+      data-confirm="${confirm}"
+      class="${danger ? 'danger' : ''}"
+    >
+      ${label}
+    </button>`;
   return html`<section class="bulk">
+    <h2>Selected tasks</h2>
+    <form
+      id="${selectionFormId}"
+      method="post"
+      action="${context.base}/tasks/bulk"
+      class="action selection"
+      data-action="bulk-selection"
+    >
+      ${csrfField(context)}
+      <input type="hidden" name="selection" value="1" />
+      <input type="hidden" name="bulk-state" value="${state}" />
+      <input type="hidden" name="bulk-query" value="${queryText}" />
+      <p class="note">
+        Tick tasks in the list, then act on them (<span data-selected-count>0</span> selected).
+      </p>
+      <div class="actions">
+        ${selected('reset', 'Reset cycles of selected', 'Reset the circuit breaker of the selected tasks, so each is offered again?')}
+        ${selected('cancel', 'Cancel selected', 'Cancel the selected tasks?', true)}
+        ${selected('remove', 'Delete selected (bypass)', 'Delete the selected tasks, whoever owns them? They are removed, not completed.', true)}
+      </div>
+    </form>
     <h2>Bulk actions</h2>
     <p class="note">On ${what} (all pages, up to 10,000 tasks).</p>
     <div class="actions">

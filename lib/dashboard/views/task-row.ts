@@ -8,17 +8,32 @@ import { chips } from './labels.js';
 import { timeLabel } from './format.js';
 import type { PageContext } from './layout.js';
 
-/** taskTable writes tasks as a table, or says there are none. */
+/**
+ * taskTable writes tasks as a table, or says there are none. With `select`
+ * (the id of a form), each row has a checkbox that puts its id in that form.
+ */
 export function taskTable(
   context: PageContext,
   tasks: readonly Task[],
   empty: string,
   outcomes?: Readonly<Record<string, Outcome>>,
+  select?: string,
 ): Html {
   if (tasks.length === 0) return html`<p class="none">${empty}</p>`;
   return html`<table class="tasks">
     <thead>
       <tr>
+        ${
+          select === undefined
+            ? ''
+            : html`<th class="select">
+                <input
+                  type="checkbox"
+                  data-select-all
+                  aria-label="Select every task of this page"
+                />
+              </th>`
+        }
         <th>id</th>
         <th>state</th>
         <th>meta</th>
@@ -29,7 +44,7 @@ export function taskTable(
       </tr>
     </thead>
     <tbody>
-      ${tasks.map((task) => taskRow(context, task, outcomes))}
+      ${tasks.map((task) => taskRow(context, task, outcomes, select))}
     </tbody>
   </table>`;
 }
@@ -38,10 +53,25 @@ function taskRow(
   context: PageContext,
   task: Task,
   outcomes: Readonly<Record<string, Outcome>> | undefined,
+  select: string | undefined,
 ): Html {
   const facts = taskFacts(task, context.now);
   const error = outcomes?.[facts.id]?.error;
   return html`<tr data-task="${facts.id}">
+    ${
+      select === undefined
+        ? ''
+        : html`<td class="select">
+            <input
+              type="checkbox"
+              name="id"
+              value="${facts.id}"
+              form="${select}"
+              data-select
+              aria-label="Select ${facts.id}"
+            />
+          </td>`
+    }
     <td>
       <a href="${taskPath(context, facts.id)}"><code>${facts.id}</code></a>
     </td>

@@ -12,7 +12,10 @@
            'l', the task in the stored form (lib/task/codec.ts encodeStored), '', '', ''
                 for a plain task (include/create.lua), or
            'g', JSON of the validated task, due_ms, tick_p1_ms, check_ms as create.lua
-                takes them for any other
+                takes them for any other, or
+           'u<mode>\0<ttl ms>' instead of 'g' for a task whose core names a unique
+                key (create.lua's ARGV[9]; include/unique.lua): created, skipped or
+                replaced as a create of it would be, after the tasks before it
 
   A chunk of plain tasks only takes the lean path when the queue's features
   allow it; any other chunk stores every task through reindex as create
@@ -21,7 +24,8 @@
   same call, with one finish (one wake-up message) for the chunk.
 
   Returns  the new object ids, joined by ',' in the order of the tasks (the
-           same again for the same request)
+           same again for the same request); a unique task's is
+           'created <id>', 'skipped <id>' or 'replaced <id>'
   Errors   TASK_LIMIT naming the task's index (from 0) when a leaf with a root of
            patterns would make a group beyond the queue's cap of such roots
            (before any write: the chunk is stored whole or not at all)
@@ -35,6 +39,7 @@
 --- @include "owners"
 --- @include "index"
 --- @include "create"
+--- @include "unique"
 
 local now = tonumber(ARGV[1])
 local key, number = ARGV[3], ARGV[4]
@@ -47,7 +52,7 @@ local count = (#ARGV - 4) / 5
 -- with one stores all its tasks through the general path
 local plain = true
 for index = 1, count do
-  if ARGV[4 + (index - 1) * 5 + 1] == 'g' then plain = false break end
+  if ARGV[4 + (index - 1) * 5 + 1] ~= 'l' then plain = false break end
 end
 plain = plain and plain_for_create()
 -- the tasks the general path stores, decoded, and the checks of create.lua
@@ -56,8 +61,8 @@ local general = {}
 local made = { count = 0 }
 for index = 1, count do
   local base = 4 + (index - 1) * 5
-  if ARGV[base + 1] == 'g' or not plain then
-    local task = ARGV[base + 1] == 'g' and decode_task(ARGV[base + 2]) or decode_new(ARGV[base + 2])
+  if ARGV[base + 1] ~= 'l' or not plain then
+    local task = ARGV[base + 1] ~= 'l' and decode_task(ARGV[base + 2]) or decode_new(ARGV[base + 2])
     if shape_of(task).leaf and not wild_room(task.root, made) then
       return redis.error_reply(E_TASK_LIMIT .. ' createMany: task ' .. (index - 1) .. ': the queue has '
         .. WILD_ROOTS_MOST .. ' roots with patterns already; a new one is refused')
@@ -76,7 +81,21 @@ for index = 1, count do
     ids[index] = lean_store(now, ARGV[base + 2])
   else
     ctx = ctx or new_context(now)
-    ids[index] = general_store(now, task, tonumber(ARGV[base + 3]), tonumber(ARGV[base + 4]), ARGV[base + 5], ctx)
+    local due_ms, tick_p1_ms = tonumber(ARGV[base + 3]), tonumber(ARGV[base + 4])
+    -- a unique key held: skipped or its holder replaced, as create.lua does
+    local unique_mode, unique_ttl = string.match(ARGV[base + 1], '^u(%a+)%z(%d+)$')
+    local taken = nil
+    if unique_mode ~= nil then
+      ctx.due_ms, ctx.tick_p1_ms = due_ms, tick_p1_ms
+      taken = unique_create(unique_mode, unique_ttl, task, ctx)
+      ctx.due_ms, ctx.tick_p1_ms = nil, nil
+    end
+    if taken ~= nil then
+      ids[index] = taken
+    else
+      ids[index] = general_store(now, task, due_ms, tick_p1_ms, ARGV[base + 5], ctx)
+      if unique_mode ~= nil then ids[index] = unique_hold(task, ids[index], unique_ttl) end
+    end
   end
 end
 if ctx ~= nil then finish(ctx) end

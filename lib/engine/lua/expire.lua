@@ -19,6 +19,8 @@
   ARGV[6]  retention   how long the outcome of a removed held task is kept, ms (0: not kept)
   ARGV[7]  most        how many outcomes the queue keeps at most
   ARGV[8]  failed      how long the outcome of a task a revocation halts is kept, ms (0: not kept)
+  ARGV[9]  halted_cutoff  halted tasks that halted before it (ms) are past retention
+                       (now_ms less haltedRetention)
 
   Returns  { deleted, revoked, more, halted }  more = 1 when a batch was full;
            halted: of the revoked tasks, those the circuit breaker now holds
@@ -32,6 +34,7 @@
 --- @include "owners"
 --- @include "index"
 --- @include "outcome"
+--- @include "attempt-log"
 
 local now = tonumber(ARGV[1])
 local cutoff = ARGV[2]
@@ -67,6 +70,27 @@ for _, key in ipairs({ K['ready'], K['retention'] }) do
   end
 end
 
+-- Halted tasks retention may delete (not in `retention`: include/index.lua)
+-- go by when they halted (haltedRetention), a prefix of `halted-since`. The
+-- outcome their halt recorded stays for its own time (failedOutcomeRetention).
+local halted_ids = spent and {}
+  or redis.call('ZRANGEBYSCORE', K['halted-since'], '-inf', '(' .. ARGV[9], 'LIMIT', 0, batch)
+if #halted_ids == batch then more = 1 end
+for _, id in ipairs(halted_ids) do
+  local task = load_task(id)
+  local shape = task ~= nil and shape_of(task) or nil
+  if task == nil then
+    orphans().forget(id, ctx)
+  elseif not (shape.halted and shape.retained) then
+    -- an entry a repair kept for a record something else changed
+    redis.call('ZREM', K['halted-since'], id)
+  else
+    remove_task(id, task, ctx)
+    deleted = deleted + 1
+  end
+  if spend() then break end
+end
+
 -- Revocation: owned tasks whose lease ended (expiry <= now, less the clock
 -- skew allowed) lose their owner and count one more cycle.
 local ended = spent and {} or redis.call('ZRANGEBYSCORE', K['leases'], '-inf', tonumber(ARGV[5]), 'LIMIT', 0, batch)
@@ -80,6 +104,9 @@ for _, id in ipairs(ended) do
   elseif owner_of(task) == nil then
     repair_pool(id, task, ctx) -- something else released it: it goes where its record says
   else
+    -- the attempt whose lease ran out (unless fail.lua logged it): since its claim (`holders`)
+    local since = string.match(redis.call('HGET', K['holders'], id) or '', '^(%d+):')
+    log_attempt(id, 'expired', task.core[LABEL_TOKEN], owner_of(task), tonumber(since), now, nil)
     local freed = with_core(task, copy_map(task.core))
     freed.core[LABEL_WORKER] = nil
     freed.core[LABEL_EXPIRY] = nil

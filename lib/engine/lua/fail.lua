@@ -20,6 +20,7 @@
 --- @include "features"
 --- @include "task"
 --- @include "request"
+--- @include "attempt-log"
 
 local kept = replayed(ARGV[7])
 if kept ~= nil then return tonumber(kept) end
@@ -29,6 +30,7 @@ if stored == nil then return 0 end
 local token = ARGV[4] ~= '' and ARGV[4] or nil
 if outdated_copy('fail', id, stored, ARGV[3] ~= '' and ARGV[3] or nil, token) ~= nil then return 0 end
 redis.call('HSET', K['attempts'], id, ARGV[5] .. '|' .. ARGV[1] .. '|' .. ARGV[6])
+log_failed(id, ARGV[5], ARGV[4], ARGV[6], tonumber(ARGV[1]))
 use_feature('attempts')
 remember(ARGV[7], tonumber(ARGV[1]), '1')
 return 1

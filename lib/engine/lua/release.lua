@@ -28,6 +28,7 @@
 --- @include "roots"
 --- @include "owners"
 --- @include "index"
+--- @include "attempt-log"
 
 local id = ARGV[2]
 local stored = load_task(id)
@@ -43,6 +44,7 @@ store_task(id, released)
 reindex(id, stored, released, ctx)
 if ARGV[5] ~= nil and ARGV[5] ~= '' then
   redis.call('HSET', K['attempts'], id, ARGV[5] .. '|' .. ARGV[1] .. '|' .. ARGV[6])
+  log_failed(id, ARGV[5], ARGV[4], ARGV[6], tonumber(ARGV[1]))
   use_feature('attempts')
 end
 finish(ctx)

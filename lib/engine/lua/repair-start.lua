@@ -9,11 +9,13 @@
   answers of idempotent writes (requests, requests-sweep), the filters the
   queue knows (filters, filter-seen; their pools go and are made anew), the
   sweep cursor, the events stream (tail's history), the outcomes (and outcome-large) and failed
-  attempts, the held tasks (held, followers, held-sweep), the unique keys
+  attempts (attempts, attempt-log), the held tasks (held, followers, held-sweep), the unique keys
   (unique, unique-expiry: who holds each, and until when), the names of
-  schedules (schedules), whether the queue is paused (paused), the rate limits and their windows (rates,
-  rate-windows, rate-expiry), the declared caps (caps: their counts are made anew
-  with the owned tasks), and the meta keys engines declared (meta-indexes), which jobs
+  schedules (schedules), whether the queue is paused (paused), the rate limits and their
+  windows (rates, rate-windows, rate-expiry), the declared
+  caps (caps: their counts are made anew with the owned tasks), when halted
+  tasks halted (halted-since: reindex adds the missing ones, expire drops those
+  whose task is not halted), and the meta keys engines declared (meta-indexes), which jobs
   list anew (include/roots.lua). spec/engine/repair.spec.ts checks that this
   list and the one below name every key of lib/engine/keys.ts.
 

@@ -35,6 +35,7 @@
 --- @include "index"
 --- @include "outcome"
 --- @include "request"
+--- @include "attempt-log"
 
 local kept = replayed(ARGV[11])
 if kept ~= nil then return tonumber(kept) end
@@ -45,6 +46,7 @@ if stored == nil then return 0 end
 local token = ARGV[4] ~= '' and ARGV[4] or nil
 if outdated_copy('retry', id, stored, ARGV[3] ~= '' and ARGV[3] or nil, token) ~= nil then return 0 end
 redis.call('HSET', K['attempts'], id, 'failed|' .. ARGV[1] .. '|' .. ARGV[5])
+log_failed(id, 'failed', ARGV[4], ARGV[5], now)
 use_feature('attempts')
 
 local freed = with_core(stored, copy_map(stored.core))

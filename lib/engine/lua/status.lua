@@ -6,7 +6,8 @@
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV[1]  id
 
-  Returns  { record, outcome, claimed ms, due ms, attempt, held }, '' for each the queue does not have
+  Returns  { record, outcome, claimed ms, due ms, attempt, held, attempt log }, '' for each
+           the queue does not have
   Errors   none
 ]]
 local id = ARGV[1]
@@ -19,4 +20,5 @@ return {
   redis.call('HGET', K['due'], id) or '',
   redis.call('HGET', K['attempts'], id) or '',
   redis.call('HGET', K['held'], id) or '',
+  redis.call('HGET', K['attempt-log'], id) or '',
 }

@@ -512,7 +512,7 @@ local function orphans()
     leave_ready(id, K['ready'], id)
     leave_ready(id, K['ready-cron'], id)
     for _, key in ipairs({ K['waiting'], K['promoted'], K['leases'], K['broadcast'], K['retention'],
-      K['templates'], K['ticker-check'], K['gate-templates'], K['halted'] }) do
+      K['templates'], K['ticker-check'], K['gate-templates'], K['halted'], K['halted-since'] }) do
       redis.call('ZREM', key, id)
     end
     redis.call('HDEL', K['due'], id)
@@ -626,9 +626,10 @@ local function reindex_pools(id, old, new, os, ns, ctx)
     end
   end
 
-  -- retention finds old tasks in `ready` by their ids; the others are listed here
-  local old_retained = os ~= nil and os.retained and old_pool ~= K['ready']
-  local new_retained = ns ~= nil and ns.retained and new_pool ~= K['ready']
+  -- retention finds old tasks in `ready` by their ids; the others are listed
+  -- here, but for halted ones (in `halted-since`, by when they halted)
+  local old_retained = os ~= nil and os.retained and old_pool ~= K['ready'] and not os.halted
+  local new_retained = ns ~= nil and ns.retained and new_pool ~= K['ready'] and not ns.halted
   if old_retained ~= new_retained then
     if new_retained then redis.call('ZADD', K['retention'], 0, id) else redis.call('ZREM', K['retention'], id) end
   end
@@ -743,6 +744,18 @@ local function reindex(id, old, new, ctx)
     if new_halted and os ~= nil then ctx.halted = ctx.halted + 1 end
   end
 
+  -- halted tasks retention may delete, since when (haltedRetention; they
+  -- are not in `retention`); NX: repair, which indexes the records anew, keeps it
+  local old_since = os ~= nil and os.halted and os.retained
+  local new_since = ns ~= nil and ns.halted and ns.retained
+  if old_since ~= new_since then
+    if new_since then
+      redis.call('ZADD', K['halted-since'], 'NX', string.format('%d', ctx.now), id)
+    else
+      redis.call('ZREM', K['halted-since'], id)
+    end
+  end
+
   local old_broadcast = os ~= nil and os.broadcast
   local new_broadcast = ns ~= nil and ns.broadcast
   if old_broadcast ~= new_broadcast then
@@ -800,6 +813,7 @@ local function remove_task(id, task, ctx)
   reindex(id, task, nil, ctx)
   redis.call('HDEL', K['tasks'], id)
   redis.call('HDEL', K['attempts'], id)
+  redis.call('HDEL', K['attempt-log'], id)
   local unique_key = task.core ~= nil and task.core[LABEL_UNIQUE] or nil
   if unique_key ~= nil then release_unique(id, unique_key, ctx.now) end
   if ctx.finished ~= id then redis.call(SIGNAL_PUBLISH, K['watch'] .. ':' .. id, '{"r":1}') end

@@ -52,8 +52,8 @@ local function plain_delete(request, ctx)
   redis.call('HDEL', K['tasks'], id)
   -- failed attempts are rare: one look per script tells whether there are any
   -- (nothing in this script adds one)
-  if ctx.attempts == nil then ctx.attempts = redis.call('EXISTS', K['attempts']) == 1 end
-  if ctx.attempts then redis.call('HDEL', K['attempts'], id) end
+  if ctx.attempts == nil then ctx.attempts = redis.call('EXISTS', K['attempts'], K['attempt-log']) > 0 end
+  if ctx.attempts then redis.call('HDEL', K['attempts'], id) redis.call('HDEL', K['attempt-log'], id) end
   record_outcome(id, 'completed', stored, request.outcome, nil, request.now, request.retention,
     request.outcome_most)
   return 1
