@@ -27,6 +27,7 @@ export type { AttemptRecord, TaskStatus } from './engine/status.js';
 export type { DoctorReport, DoctorCheck, DoctorCheckName, DoctorStatus } from './engine/doctor.js';
 export type { RepairReport } from './engine/repair.js';
 export type { Cap, CapState } from './engine/caps.js';
+export type { RateLimit, RateLimitState } from './engine/rates.js';
 export type { QueueStats, OwnerCount } from './engine/stats.js';
 export type { WorkerPresence } from './engine/presence.js';
 export type { QueueEvent, QueueEventKind, QueueEventsOptions } from './engine/events.js';

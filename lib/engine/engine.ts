@@ -18,6 +18,13 @@ import { scheduleTemplate, unscheduleTemplate, type ScheduleResult } from './nam
 import { listPage, type TaskPage, type TaskPageOptions } from './page.js';
 import { pauseQueue } from './pause.js';
 import { listCaps, removeCap, setCap, type Cap, type CapState } from './caps.js';
+import {
+  listRateLimits,
+  removeRateLimit,
+  setRateLimit,
+  type RateLimit,
+  type RateLimitState,
+} from './rates.js';
 import { repairQueue, type RepairReport } from './repair.js';
 import { existsTask, listTasks } from './scan.js';
 import { searchTask } from './search.js';
@@ -231,6 +238,35 @@ export class Engine {
   /** caps lists the declared caps with how many owned tasks each counts, per value. */
   caps(): Promise<CapState[]> {
     return observe(this.context, 'caps', () => listCaps(this.context));
+  }
+
+  /**
+   * setRateLimit declares a rate limit, or changes the one declared for the
+   * same key: at most N claims in each window for each value of the meta key
+   * `key` (without a key: of the whole queue), `limit` in the interval
+   * language (`'100 per minute'`). The limit lives in Redis: every engine
+   * and worker of the queue obeys it from its next claim; a limited value is
+   * passed over, other values flow, and a slot that found nothing else is
+   * due when the window reopens. Resolves false when the same limit was
+   * declared already. Throws TypeError, or TaskCronError for a rate the
+   * language does not read, writing nothing. docs/semantics.md §3.16.
+   */
+  setRateLimit(rate: RateLimit): Promise<boolean> {
+    return observe(this.context, 'setRateLimit', () => setRateLimit(this.context, rate));
+  }
+
+  /**
+   * removeRateLimit removes the rate limit of a meta key (without a key: the
+   * whole queue's); parked slots search again. Holds a handler made with
+   * context.rateLimit stay until they end. Resolves false when there was none.
+   */
+  removeRateLimit(key?: string): Promise<boolean> {
+    return observe(this.context, 'removeRateLimit', () => removeRateLimit(this.context, key));
+  }
+
+  /** rateLimits lists the declared rate limits. */
+  rateLimits(): Promise<RateLimitState[]> {
+    return observe(this.context, 'rateLimits', () => listRateLimits(this.context));
   }
 
   /** expire deletes tasks past retention and revokes ended leases. */

@@ -94,6 +94,9 @@ export const keyNames = [
   'caps', // hash: meta key -> most tasks of one value owned at once, '' -> most tasks owned at once (engine.setCap)
   'cap-counts', // hash: `<meta key>\0<value>` -> how many tasks of the value are owned, for each capped value
   'cap-holders', // hash: id of an owned task -> JSON list of the cap-counts fields it holds a slot in
+  'rates', // hash: meta key -> `<limit>:<window ms>`, '' -> the whole queue's (engine.setRateLimit)
+  'rate-windows', // hash: `<meta key>\0<value>` ('' the whole queue) -> `<reopen ms>:<claims>` of its window, claims -1 while held (context.rateLimit)
+  'rate-expiry', // zset: rate-windows fields, score = when the window reopens (ms): claims prune those past
   'control', // pub/sub channel (not a key) on which cancel tells workers which running task to stop
   'watch', // prefix of the pub/sub channels `<watch>:<id>` (not keys) on which a task's outcome and progress are told
 ] as const;
@@ -108,7 +111,7 @@ export type KeyName = (typeof keyNames)[number];
 export const featureKeys = [
   'followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups', 'promoted',
   'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filters', 'filter-pools', 'parked-slots', 'events',
-  'paused', 'caps', 'cap-holders',
+  'paused', 'caps', 'cap-holders', 'rates', 'rate-windows',
 ] as const satisfies readonly KeyName[]; // prettier-ignore
 
 export type QueueKeys = Record<KeyName, string> & {

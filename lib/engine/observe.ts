@@ -31,7 +31,10 @@ export type OperationName =
   | 'resume'
   | 'setCap'
   | 'removeCap'
-  | 'caps';
+  | 'caps'
+  | 'setRateLimit'
+  | 'removeRateLimit'
+  | 'rateLimits';
 
 /**
  * TaskSource says how a task came into the queue: `api` create, `cron` a

@@ -295,13 +295,27 @@ export async function unparkSlots(engine: object, slots: string[]): Promise<void
  * attempt of a handler that began and was cut short (stop()'s grace period):
  * kept as a failed attempt, so the queue knows a worker claimed the task.
  */
-export async function releaseTask(engine: object, task: Task, cutShort?: string): Promise<boolean> {
+export async function releaseTask(
+  engine: object,
+  task: Task,
+  cutShort?: string,
+  holdMs?: number,
+): Promise<boolean> {
   const context = contextOf(engine);
-  return observe(context, 'release', () => release(context, task, cutShort));
+  return observe(context, 'release', () => release(context, task, cutShort, holdMs));
 }
 
-/** release.lua; `cutShort`: the fields of an attempt a handler began, kept as a failed one. */
-async function release(context: EngineContext, task: Task, cutShort?: string): Promise<boolean> {
+/**
+ * release.lua; `cutShort`: the fields of an attempt a handler began, kept as
+ * a failed one; `holdMs`: context.rateLimit's hold of the task's rate-limited
+ * values (the whole queue without a keyed limit), docs/semantics.md §3.16.
+ */
+async function release(
+  context: EngineContext,
+  task: Task,
+  cutShort?: string,
+  holdMs?: number,
+): Promise<boolean> {
   assertOpen(context, 'release');
   const id = readObjectId(task); // the task a handler had: read once, whatever it became
   if (id === undefined) return false;
@@ -309,6 +323,10 @@ async function release(context: EngineContext, task: Task, cutShort?: string): P
   const now = readClock(context.clock);
   const args = [now.getTime(), id, context.options.worker, token];
   if (cutShort !== undefined) args.push('failed', cutShort);
+  if (holdMs !== undefined) {
+    if (cutShort === undefined) args.push('', '');
+    args.push(now.getTime() + holdMs);
+  }
   return (await run(context, 'release', args)) === 1;
 }
 

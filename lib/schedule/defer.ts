@@ -10,7 +10,7 @@ import { withSuggestion } from './suggest.js';
 import type { Unit } from './types.js';
 
 /** unitMs is the fixed length of each unit; a month is 30 days. */
-const unitMs: Readonly<Record<Unit, number>> = {
+export const unitMs: Readonly<Record<Unit, number>> = {
   second: 1_000,
   minute: 60_000,
   hour: 3_600_000,

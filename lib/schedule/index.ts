@@ -6,6 +6,7 @@
  */
 
 export { deferDuration } from './defer.js';
+export { formatRate, parseRate } from './rate.js';
 export { parseSchedule } from './parse.js';
 export { schedule, type Ticks } from './tick.js';
 export type { IntervalSchedule, Schedule } from './types.js';

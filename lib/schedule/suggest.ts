@@ -36,7 +36,7 @@ function changedWords(expression: string, candidate: string): number {
 }
 
 /** suggestExpression is the repaired form of a rejected expression, if the language reads it. */
-function suggestExpression(expression: string, accepts: Accepts): string | undefined {
+export function suggestExpression(expression: string, accepts: Accepts): string | undefined {
   const tokens = tokenize(expression);
   const zoneAt = tokens.length >= 3 && tokens[tokens.length - 2] === 'in' ? tokens.length - 2 : -1;
   const zone = zoneAt < 0 ? [] : tokens.slice(zoneAt);

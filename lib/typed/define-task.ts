@@ -148,6 +148,7 @@ function typedContext(context: EnsureContext, task: Task): TypedEnsureContext {
     progress: (value) => context.progress(value),
     log: (line) => context.log(line),
     spawn: (child) => context.spawn(child),
+    rateLimit: (ms) => context.rateLimit(ms),
     task,
   };
 }

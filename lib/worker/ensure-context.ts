@@ -8,12 +8,13 @@ export interface EnsureActions {
   progress(value: unknown): Promise<void>;
   log(line: string): void;
   spawn(task: Task): void;
+  rateLimit(ms: number): void;
 }
 
 /**
  * RunContext is the EnsureContext a handler's ensure gets: the same own
  * enumerable properties as an object literal `{ get signal() {…}, extend,
- * progress, log, spawn }`, in that order, so destructuring and spreading it
+ * progress, log, spawn, rateLimit }`, in that order, so destructuring and spreading it
  * work as they did. The `signal` getter is one function shared by every
  * context (it reads the run's controller from a private field): a getter
  * made per run would give each context a hidden class of its own, kept in
@@ -27,6 +28,7 @@ export class RunContext implements EnsureContext {
   declare readonly progress: EnsureActions['progress'];
   declare readonly log: EnsureActions['log'];
   declare readonly spawn: EnsureActions['spawn'];
+  declare readonly rateLimit: EnsureActions['rateLimit'];
   readonly #controller: LazyAbort;
 
   private static readonly signalProperty: PropertyDescriptor = {
@@ -43,6 +45,7 @@ export class RunContext implements EnsureContext {
     progress: EnsureActions['progress'],
     log: EnsureActions['log'],
     spawn: EnsureActions['spawn'],
+    rateLimit: EnsureActions['rateLimit'],
   ) {
     this.#controller = controller;
     Object.defineProperty(this, 'signal', RunContext.signalProperty);
@@ -51,5 +54,6 @@ export class RunContext implements EnsureContext {
     (this as { progress: EnsureActions['progress'] }).progress = progress;
     (this as { log: EnsureActions['log'] }).log = log;
     (this as { spawn: EnsureActions['spawn'] }).spawn = spawn;
+    (this as { rateLimit: EnsureActions['rateLimit'] }).rateLimit = rateLimit;
   }
 }

@@ -10,6 +10,8 @@ import type { Task } from '../task/task.js';
  *     task:declined  no handler took the task; it was released for others (a
  *                    broadcast task: this worker is done with it, it does not come back)
  *     task:progress  a handler published progress
+ *     task:rateLimited  a handler called context.rateLimit: the task was
+ *                    released without a cycle, its values held for holdMs
  *     expire:done    this worker ran expire for the queue
  *     ticker:done    this worker ran ticker for the queue
  *     error          something failed that is not a handler's doing (Redis down, ...)
@@ -20,6 +22,7 @@ export interface WorkerEvents {
   'task:lost': [task: Task, error: unknown];
   'task:declined': [task: Task];
   'task:progress': [task: Task, value: unknown];
+  'task:rateLimited': [task: Task, info: { holdMs: number }];
   'expire:done': [];
   'ticker:done': [];
   error: [error: unknown];

@@ -85,6 +85,16 @@ export interface EnsureContext {
    * ids (`children`).
    */
   spawn(task: Task): void;
+  /**
+   * rateLimit says a remote service limits this work (an HTTP 429): once
+   * ensure settles, whether it resolved or rejected, the worker releases the
+   * task without counting a cycle or an attempt, and no worker claims a task
+   * of the task's rate-limited values (those of its keys with a declared
+   * rate limit; the whole queue when none applies) for `ms` milliseconds.
+   * `ms` is a number from 1 to 2,592,000,000 (30 days), rounded up; called
+   * twice, the longer hold counts. docs/semantics.md §3.16.
+   */
+  rateLimit(ms: number): void;
 }
 
 /** pickHandler returns the first handler that takes the task, or undefined. */

@@ -36,6 +36,7 @@ import { Claims } from './batch.js';
 import { Completions } from './completions.js';
 import { DeclinedTasks } from './declined.js';
 import { EarlyCancels } from './early-cancels.js';
+import { describe } from '../task/describe.js';
 import { RunContext } from './ensure-context.js';
 import { bindWorker } from './engine-of.js';
 import type { WorkerEvents } from './events.js';
@@ -537,12 +538,17 @@ export class Worker extends EventEmitter<WorkerEvents> {
       : undefined;
     const controller = lease?.controller ?? new LazyAbort();
     const attempt = new Attempt(this.leaseTerms.clock);
+    let holdMs: number | undefined;
     const ensureContext: EnsureContext = new RunContext(
       controller,
       () => (lease === undefined ? Promise.resolve() : lease.extend()),
       (value) => this.progress(task, value),
       (line) => attempt.log(line),
       (child) => attempt.spawn(prepareSpawn(this.engine, child)),
+      (ms) => {
+        const asked = readHoldMs(ms);
+        holdMs = Math.max(holdMs ?? 0, asked);
+      },
     );
     this.running.set(id, controller);
     if (lease !== undefined) {
@@ -563,6 +569,20 @@ export class Worker extends EventEmitter<WorkerEvents> {
     if (context.observers.size > 0) {
       const failed = end.kind === 'rejected';
       notify(context, (observer) => observer.handled?.(task, durationMs, failed));
+    }
+    // context.rateLimit: back to the queue without a cycle, its values held
+    // (a task lost, cancelled or cut short meanwhile is settled as such)
+    if (
+      holdMs !== undefined &&
+      owned &&
+      lease?.lost !== true &&
+      !controller.isAborted &&
+      !this.cancelled.has(id) &&
+      this.closedBy === undefined
+    ) {
+      await this.release(task, undefined, holdMs);
+      this.emit('task:rateLimited', task, { holdMs });
+      return undefined;
     }
     const settlement = settle({
       end,
@@ -806,9 +826,9 @@ export class Worker extends EventEmitter<WorkerEvents> {
     this.emit('task:failed', task, error);
   }
 
-  private async release(task: Task, cutShort?: string): Promise<void> {
+  private async release(task: Task, cutShort?: string, holdMs?: number): Promise<void> {
     try {
-      await releaseTask(this.engine, task, cutShort);
+      await releaseTask(this.engine, task, cutShort, holdMs);
     } catch (error) {
       this.report(error);
     }
@@ -846,4 +866,19 @@ export class Worker extends EventEmitter<WorkerEvents> {
     if (this.listenerCount('error') > 0) this.emit('error', error);
     else console.error('[rescue-engine] Worker error:', error);
   }
+}
+
+/** The longest hold context.rateLimit may ask: 30 days. */
+const maxHoldMs = 2_592_000_000;
+
+/** readHoldMs checks context.rateLimit's argument: ms from 1 to maxHoldMs, rounded up. */
+function readHoldMs(ms: unknown): number {
+  if (typeof ms !== 'number' || Number.isNaN(ms)) {
+    throw new TypeError(`context.rateLimit: "ms" must be a number; got ${describe(ms)}`);
+  }
+  const whole = Math.ceil(ms);
+  if (whole < 1 || whole > maxHoldMs) {
+    throw new RangeError(`context.rateLimit: "ms" must be from 1 to ${maxHoldMs}; got ${ms}`);
+  }
+  return whole;
 }

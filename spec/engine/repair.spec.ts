@@ -34,6 +34,9 @@ const kept = [
   'schedules',
   'paused',
   'caps',
+  'rates',
+  'rate-windows',
+  'rate-expiry',
 ];
 
 describe('repair-start.lua', () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { TaskCronError } from '../../lib/errors.js';
-import { deferDuration, schedule } from '../../lib/schedule/index.js';
+import { deferDuration, parseRate, schedule } from '../../lib/schedule/index.js';
 
 // docs/interval-language.md quotes error messages for users; keep them true.
 const page = readFileSync(new URL('../../docs/interval-language.md', import.meta.url), 'utf8');
@@ -16,6 +16,7 @@ const rows = [...section.matchAll(/^\| `([^`]*)`([^|]*)\| `(.*)` *\|$/gm)].map(
 function messageOf(expression: string, context: string): string {
   try {
     if (context === 'as `@defer`') deferDuration(expression);
+    else if (context === 'as a rate') parseRate(expression);
     else schedule(expression, new Date('2023-09-28T14:23:24.161Z'));
   } catch (error) {
     expect(error).toBeInstanceOf(TaskCronError);

@@ -9,6 +9,7 @@ function context(controller = new LazyAbort()) {
     () => Promise.resolve(),
     (line) => logged.push(line),
     () => {},
+    () => {},
   );
   return { made, logged, controller };
 }
@@ -16,8 +17,22 @@ function context(controller = new LazyAbort()) {
 describe('RunContext', () => {
   it('has the own enumerable properties of the object literal it replaces, in order', () => {
     const { made } = context();
-    expect(Object.keys(made)).toEqual(['signal', 'extend', 'progress', 'log', 'spawn']);
-    expect(Reflect.ownKeys(made)).toEqual(['signal', 'extend', 'progress', 'log', 'spawn']);
+    expect(Object.keys(made)).toEqual([
+      'signal',
+      'extend',
+      'progress',
+      'log',
+      'spawn',
+      'rateLimit',
+    ]);
+    expect(Reflect.ownKeys(made)).toEqual([
+      'signal',
+      'extend',
+      'progress',
+      'log',
+      'spawn',
+      'rateLimit',
+    ]);
     const signal = Object.getOwnPropertyDescriptor(made, 'signal');
     expect(signal).toMatchObject({ enumerable: true, configurable: true });
     expect(typeof signal?.get).toBe('function');

@@ -11,6 +11,7 @@
 import { runDashboardCommand } from '../../dashboard/command.js';
 import type { CliCommand } from '../command.js';
 import { capsCommand } from './caps.js';
+import { limitsCommand } from './limits.js';
 import { doctorCommand } from './doctor.js';
 import { metricsCommand } from './metrics.js';
 import { pauseCommand, resumeCommand } from './pause.js';
@@ -40,6 +41,7 @@ export const commands: Readonly<Record<string, CliCommand>> = {
   pause: pauseCommand,
   resume: resumeCommand,
   caps: capsCommand,
+  limits: limitsCommand,
   metrics: metricsCommand,
   dashboard: {
     summary: 'serve a web dashboard of the queue (read-only unless --write)',

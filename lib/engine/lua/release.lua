@@ -13,6 +13,9 @@
                     worker that stops): the attempt is kept as fail.lua keeps
                     one, so `run`'s withdraw knows the task was claimed
   ARGV[6]  fields   with state: JSON object of the attempt (fail.lua)
+  ARGV[7]  hold     optional: until when (ms) context.rateLimit holds the
+                    task's rate-limited values (the whole queue when no keyed
+                    limit applies): no claim of them before (docs/semantics.md §3.16)
 
   Returns  1 when released, 0 when the task is gone, owned by someone else or
            under another claim
@@ -36,6 +39,7 @@ released.core[LABEL_WORKER] = nil
 released.core[LABEL_EXPIRY] = nil
 released.core[LABEL_TOKEN] = nil
 local ctx = new_context(tonumber(ARGV[1]))
+if ARGV[7] ~= nil and ARGV[7] ~= '' then caps().rate_hold(stored, tonumber(ARGV[7]), tonumber(ARGV[1])) end
 store_task(id, released)
 reindex(id, stored, released, ctx)
 if ARGV[5] ~= nil and ARGV[5] ~= '' then

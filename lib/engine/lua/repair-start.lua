@@ -11,7 +11,8 @@
   sweep cursor, the events stream (tail's history), the outcomes (and outcome-large) and failed
   attempts (attempts, attempt-log), the held tasks (held, followers, held-sweep), the unique keys
   (unique, unique-expiry: who holds each, and until when), the names of
-  schedules (schedules), whether the queue is paused (paused), the declared
+  schedules (schedules), whether the queue is paused (paused), the rate limits and their
+  windows (rates, rate-windows, rate-expiry), the declared
   caps (caps: their counts are made anew with the owned tasks), when halted
   tasks halted (halted-since: reindex adds the missing ones, expire drops those
   whose task is not halted), and the meta keys engines declared (meta-indexes), which jobs

@@ -49,6 +49,7 @@ const scriptFiles = {
   pause: 'pause',
   caps: 'caps',
   capsList: 'caps-list',
+  rates: 'rates',
 } as const;
 
 function loadAll(variant: ScriptVariant): Record<keyof typeof scriptFiles, LoadedScript> {

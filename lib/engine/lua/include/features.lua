@@ -59,6 +59,8 @@ local function feature_key(name)
   elseif name == 'paused' then return K['paused']
   elseif name == 'caps' then return K['caps']
   elseif name == 'cap-holders' then return K['cap-holders']
+  elseif name == 'rates' then return K['rates']
+  elseif name == 'rate-windows' then return K['rate-windows']
   end
   return nil
 end
@@ -88,7 +90,7 @@ local function rebuild_features()
   features_module = {}
   for _, name in ipairs({ 'followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups',
     'promoted', 'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filters', 'filter-pools', 'parked-slots', 'events',
-    'paused', 'caps', 'cap-holders' }) do
+    'paused', 'caps', 'cap-holders', 'rates', 'rate-windows' }) do
     if redis.call('EXISTS', feature_key(name)) == 1 then use_feature(name) end
   end
 end

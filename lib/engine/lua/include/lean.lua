@@ -16,7 +16,7 @@
 local function lean_queue()
   return plain_queue('followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups',
     'promoted', 'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filter-pools', 'events', 'paused',
-    'caps', 'cap-holders')
+    'caps', 'cap-holders', 'rates', 'rate-windows')
 end
 
 -- lean_plain: a decoded record the lean path handles (not owned is checked

@@ -77,7 +77,8 @@ end
 -- stream: finish need not try to add to it)
 local function read_plain(ctx)
   if plain_queue('followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups', 'promoted',
-    'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filter-pools', 'events', 'paused', 'caps', 'cap-holders') then
+    'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filter-pools', 'events', 'paused', 'caps', 'cap-holders',
+    'rates', 'rate-windows') then
     ctx.followers, ctx.rooted, ctx.attempts, ctx.plain_queue, ctx.untailed = false, false, false, true, true
   end
 end
@@ -103,7 +104,8 @@ local function plain_search(request, ctx)
     -- priorities, a pause and caps: read_plain read `features` and cleared their
     -- fields if their keys are gone, so the fields say it without a command
     local used = features()
-    ctx.plain_queue = not used['ready-prio'] and not used['paused'] and not used['caps'] and redis.call('EXISTS', K['broadcast'],
+    ctx.plain_queue = not used['ready-prio'] and not used['paused'] and not used['caps'] and not used['rates']
+      and not used['rate-windows'] and redis.call('EXISTS', K['broadcast'],
       K['waiting'], K['obsolete-groups'], K['promoted'], K['root-jobs'], K['ready-cron'], K['ready-uni'],
       K['filter-pools']) == 0
   end

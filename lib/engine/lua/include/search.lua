@@ -245,7 +245,7 @@ local function search(request, ctx)
 
   -- no work: the runtime's slot parks until a task it may take comes (or
   -- the queue resumes); paused: no due time either, the resume wakes it
-  local function idle(floor, paused)
+  local function idle(floor, paused, reopen)
     if slot_key ~= nil and request.park_until ~= '' then
       local filter_ids = {}
       for index, filter_id in ipairs(request.filter_ids) do
@@ -259,7 +259,17 @@ local function search(request, ctx)
       if #filter_ids == 0 then filter_ids = { '' } end
       parking().park(slot_key, tonumber(request.park_until), filter_ids)
     end
-    return answer('none', nil, nil, floor, paused and '' or next_due())
+    if paused then return answer('none', nil, nil, floor, '') end
+    -- a rate limit that passed over tasks: the slot is due when its window reopens
+    local due = next_due()
+    reopen = reopen or ctx.reopen
+    if reopen == nil and ctx.rated then
+      -- turned away before the walk (the share gate): the next window to reopen
+      local first = redis.call('ZRANGEBYSCORE', K['rate-expiry'], '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+      reopen = tonumber(first[2])
+    end
+    if reopen ~= nil and (due == '' or tonumber(due) > reopen) then due = string.format('%d', reopen) end
+    return answer('none', nil, nil, floor, due)
   end
 
   -- most queues have no broadcast, waiting, obsolete or promoted tasks: one
@@ -270,7 +280,7 @@ local function search(request, ctx)
   local optional
   if used == nil then
     optional = redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete-groups'], K['promoted'],
-      K['root-jobs'], K['ready-prio'], K['paused'], K['caps']) > 0
+      K['root-jobs'], K['ready-prio'], K['paused'], K['caps'], K['rates'], K['rate-windows']) > 0
   else
     optional = redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete-groups'], K['promoted'],
       K['root-jobs']) > 0
@@ -280,6 +290,10 @@ local function search(request, ctx)
   -- concurrency caps (§3.15): the claim below takes their slots (reindex)
   ctx.capped = ((used == nil and optional) or (used ~= nil and used['caps'] == true))
     and redis.call('EXISTS', K['caps']) == 1
+  -- rate limits and holds (§3.16): passed over at the walk, counted at the claim
+  ctx.rated = ((used == nil and optional) or (used ~= nil and (used['rates'] or used['rate-windows']) == true))
+    and redis.call('EXISTS', K['rates'], K['rate-windows']) > 0
+  ctx.reopen = nil
 
   local floor = request.floor .. ':' .. request.base
   -- a paused queue hands out nothing (§3.14): the slot parks, resume wakes it
@@ -323,6 +337,11 @@ local function search(request, ctx)
   -- a whole-queue cap that is reached: nothing to hand out until a task
   -- ends (giving its slot back wakes a parked slot)
   if ctx.capped and caps().whole_full() then return idle(floor) end
+  -- the whole queue's window is full (or held): the slot is due when it reopens
+  if ctx.rated then
+    local reopen = caps().rate_whole(now)
+    if reopen ~= nil then return idle(floor, false, reopen) end
+  end
 
   -- Phase 4: with each filter in turn, the oldest unicast task for this
   -- worker, else the `any` task of the highest priority, the oldest of it.
@@ -360,6 +379,14 @@ local function search(request, ctx)
     if filter ~= nil and not matches(task, filter) then return pooled and 'stale' or false end
     -- a value at its cap: passed over, the walk goes on to other values
     if ctx.capped and caps().full(task) then return false end
+    -- a value whose rate window is full: passed over as well (the earliest reopen is the slot's due time)
+    if ctx.rated then
+      local reopen = caps().rate_closed(task, now)
+      if reopen ~= nil then
+        if ctx.reopen == nil or reopen < ctx.reopen then ctx.reopen = reopen end
+        return false
+      end
+    end
     if late > 0 and is_timed(task) and tonumber(redis.call('ZSCORE', K['promoted'], id) or '0') > now then
       return false
     end
@@ -450,6 +477,7 @@ local function search(request, ctx)
   ctx.claimed = picked_id .. ':' .. claimed.core[LABEL_TOKEN]
   ctx.expiry_ms = request.expiry_ms
   local record = encode_stored(claimed)
+  if ctx.rated then caps().rate_count(picked, now) end
   redis.call('HSET', K['tasks'], picked_id, record)
   reindex(picked_id, picked, claimed, ctx)
   tell_claim(picked_id, worker)

@@ -1,0 +1,83 @@
+#!lua flags=allow-oom
+--[[ rates: declare, change or remove the queue's rate limits (engine.rateLimits() reads
+  `rates` itself) (docs/semantics.md §3.16).
+
+  KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
+  ARGV[1]  now_ms      the engine's clock, ms since the epoch
+  ARGV[2]  'set' or 'remove'
+  ARGV[3]  the meta key ('' for the whole queue)   (set, remove)
+  ARGV[4]  the most claims in a window, a positive integer   (set)
+  ARGV[5]  the window's length in ms, a positive integer   (set)
+
+  A limit counts from its next claim. Changing a limit keeps the window of
+  each value (a lower limit may close it at once, a higher one opens it);
+  removing one drops the windows of its values (one walk of `rate-windows`)
+  and keeps the holds of context.rateLimit. Raising or removing a limit wakes
+  the parked slots (at most WAKE_MOST).
+
+  Returns  1 when the limits changed, 0 when they already were so
+  Errors   none
+]]
+--- @include "features"
+--- @include "task"
+--- @include "step"
+--- @include "has"
+--- @include "roots"
+--- @include "owners"
+--- @include "index"
+
+local WAKE_MOST = 1000
+local operation, key = ARGV[2], ARGV[3]
+
+-- every parked slot searches again: a limit that is higher, or gone, may let it take a task
+local function wake_all()
+  local slots, cursor = {}, '0'
+  repeat
+    local reply = redis.call('HSCAN', K['parked-slots'], cursor, 'COUNT', 100)
+    cursor = reply[1]
+    for index = 1, #reply[2], 2 do
+      if #slots < WAKE_MOST then slots[#slots + 1] = reply[2][index] end
+    end
+  until cursor == '0' or #slots >= WAKE_MOST
+  for _, slot_key in ipairs(slots) do parking().unpark(slot_key) end
+  if #slots > 0 then redis.call(SIGNAL_PUBLISH, K['signal'], cjson.encode({ s = slots })) end
+end
+
+local function limit_of(stored)
+  if not stored then return nil end
+  return tonumber(string.match(stored, '^(%d+):') or '0') / tonumber(string.match(stored, ':(%d+)$') or '1')
+end
+
+local was = redis.call('HGET', K['rates'], key)
+
+if operation == 'set' then
+  local rate = ARGV[4] .. ':' .. ARGV[5]
+  if was == rate then return 0 end
+  redis.call('HSET', K['rates'], key, rate)
+  use_feature('rates')
+  if was and limit_of(rate) > limit_of(was) then wake_all() end
+  return 1
+end
+
+-- remove
+if was == false then return 0 end
+redis.call('HDEL', K['rates'], key)
+if redis.call('EXISTS', K['rates']) == 0 then redis.call('HDEL', K['features'], 'rates') end
+local prefix = key == '' and nil or key .. '\0'
+local dropped, cursor = {}, '0'
+repeat
+  local reply = redis.call('HSCAN', K['rate-windows'], cursor, 'COUNT', 100)
+  cursor = reply[1]
+  for index = 1, #reply[2], 2 do
+    local field, window = reply[2][index], reply[2][index + 1]
+    local mine = (prefix == nil and field == '') or (prefix ~= nil and string.sub(field, 1, #prefix) == prefix)
+    -- a hold (claims -1) outlives the limit: context.rateLimit said so
+    if mine and not string.match(window, ':%-1$') then dropped[#dropped + 1] = field end
+  end
+until cursor == '0'
+for _, field in ipairs(dropped) do
+  redis.call('HDEL', K['rate-windows'], field)
+  redis.call('ZREM', K['rate-expiry'], field)
+end
+wake_all()
+return 1
