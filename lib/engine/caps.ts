@@ -1,7 +1,6 @@
 import { describe } from '../task/describe.js';
-import { limits } from '../task/limits.js';
-import { isExactKey } from '../task/pattern.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
+import { readControlKey } from './control-key.js';
 import { run } from './run.js';
 
 /**
@@ -31,28 +30,6 @@ export interface CapState {
 /** The largest concurrency a cap may declare. */
 const maxCapConcurrency = 1_000_000;
 
-/**
- * readCapKey checks a cap's key: absent (the whole queue), or a non-empty
- * well-formed exact meta key of at most limits.keyBytes bytes; throws a
- * TypeError otherwise. Returns the key as stored ('' for the whole queue).
- */
-function readCapKey(operation: string, key: unknown): string {
-  if (key === undefined) return '';
-  if (
-    typeof key !== 'string' ||
-    key === '' ||
-    !key.isWellFormed() ||
-    key.includes('\0') ||
-    Buffer.byteLength(key) > limits.keyBytes ||
-    !isExactKey(key)
-  ) {
-    throw new TypeError(
-      `${operation}: "key" must be a meta key (a non-empty string of at most ${limits.keyBytes} bytes, no "*" at either end, no NUL) or absent for the whole queue; got ${describe(key)}`,
-    );
-  }
-  return key;
-}
-
 /** readCap checks setCap's argument; throws TypeError or RangeError. */
 function readCap(cap: unknown): { key: string; concurrency: number } {
   if (typeof cap !== 'object' || cap === null || Array.isArray(cap)) {
@@ -66,7 +43,7 @@ function readCap(cap: unknown): { key: string; concurrency: number } {
     }
   }
   const { key, concurrency } = cap as { key?: unknown; concurrency?: unknown };
-  const stored = readCapKey('setCap', key);
+  const stored = readControlKey('setCap', key);
   if (typeof concurrency !== 'number' || !Number.isInteger(concurrency)) {
     throw new TypeError(`setCap: "concurrency" must be an integer; got ${describe(concurrency)}`);
   }
@@ -88,7 +65,7 @@ export async function setCap(context: EngineContext, cap: Cap): Promise<boolean>
 
 /** removeCap removes the cap of a meta key (none: the whole-queue cap); resolves whether there was one. */
 export async function removeCap(context: EngineContext, key?: string): Promise<boolean> {
-  const stored = readCapKey('removeCap', key);
+  const stored = readControlKey('removeCap', key);
   assertOpen(context, 'removeCap');
   const now = readClock(context.clock);
   return (await run(context, 'caps', [now.getTime(), 'remove', stored])) === 1;

@@ -1,8 +1,7 @@
 import { formatRate, parseRate } from '../schedule/index.js';
 import { describe } from '../task/describe.js';
-import { limits } from '../task/limits.js';
-import { isExactKey } from '../task/pattern.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
+import { readControlKey } from './control-key.js';
 import { run } from './run.js';
 
 /**
@@ -29,28 +28,6 @@ export interface RateLimitState {
   windowMs: number;
 }
 
-/**
- * readRateKey checks a limit's key: absent (the whole queue), or a non-empty
- * well-formed exact meta key of at most limits.keyBytes bytes; throws a
- * TypeError otherwise. Returns the key as stored ('' for the whole queue).
- */
-function readRateKey(operation: string, key: unknown): string {
-  if (key === undefined) return '';
-  if (
-    typeof key !== 'string' ||
-    key === '' ||
-    !key.isWellFormed() ||
-    key.includes('\0') ||
-    Buffer.byteLength(key) > limits.keyBytes ||
-    !isExactKey(key)
-  ) {
-    throw new TypeError(
-      `${operation}: "key" must be a meta key (a non-empty string of at most ${limits.keyBytes} bytes, no "*" at either end, no NUL) or absent for the whole queue; got ${describe(key)}`,
-    );
-  }
-  return key;
-}
-
 /** readRateLimit checks setRateLimit's argument; throws TypeError or TaskCronError. */
 function readRateLimit(rate: unknown): { key: string; claims: number; windowMs: number } {
   if (typeof rate !== 'object' || rate === null || Array.isArray(rate)) {
@@ -66,7 +43,7 @@ function readRateLimit(rate: unknown): { key: string; claims: number; windowMs: 
     }
   }
   const { key, limit } = rate as { key?: unknown; limit?: unknown };
-  const stored = readRateKey('setRateLimit', key);
+  const stored = readControlKey('setRateLimit', key);
   if (typeof limit !== 'string') {
     throw new TypeError(
       `setRateLimit: "limit" must be a rate such as "100 per minute"; got ${describe(limit)}`,
@@ -86,7 +63,7 @@ export async function setRateLimit(context: EngineContext, rate: RateLimit): Pro
 
 /** removeRateLimit removes the limit of a meta key (none: the whole queue's); resolves whether there was one. */
 export async function removeRateLimit(context: EngineContext, key?: string): Promise<boolean> {
-  const stored = readRateKey('removeRateLimit', key);
+  const stored = readControlKey('removeRateLimit', key);
   assertOpen(context, 'removeRateLimit');
   const now = readClock(context.clock);
   return (await run(context, 'rates', [now.getTime(), 'remove', stored])) === 1;

@@ -11,14 +11,7 @@
   Errors   none
 ]]
 
-local function each(hash, visit)
-  local cursor = '0'
-  repeat
-    local reply = redis.call('HSCAN', hash, cursor, 'COUNT', 100)
-    cursor = reply[1]
-    for index = 1, #reply[2], 2 do visit(reply[2][index], reply[2][index + 1]) end
-  until cursor == '0'
-end
+--- @include "hash-each"
 
 local list = {}
 local by_key = {}
@@ -30,7 +23,7 @@ for index = 1, #flat, 2 do
   by_key[cap.key] = cap
 end
 if #list > 0 then
-  each(K['cap-counts'], function(field, count)
+  hash_each(K['cap-counts'], function(field, count)
     local cap_key, value = string.match(field, '^(.-)%z(.*)$')
     local cap = cap_key and by_key[cap_key]
     if cap ~= nil and cap_key ~= '' then

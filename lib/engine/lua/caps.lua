@@ -11,7 +11,7 @@
   A cap on a meta key that was not declared counts the tasks already owned
   (one walk of `holders`: as many records as tasks are owned); removing it
   takes its slots out of `cap-holders` and `cap-counts` (one walk of
-  `cap-holders`). Raising a cap wakes the parked slots (at most WAKE_MOST).
+  `cap-holders`). Raising a cap wakes the parked slots (include/wake-parked.lua).
 
   Returns  1 when the caps changed, 0 when they already were so
   Errors   none
@@ -23,32 +23,10 @@
 --- @include "roots"
 --- @include "owners"
 --- @include "index"
+--- @include "wake-parked"
+--- @include "hash-each"
 
-local WAKE_MOST = 1000
 local operation, key = ARGV[2], ARGV[3]
-
--- every parked slot searches again: a cap that is higher, or gone, may let it take a task
-local function wake_all()
-  local slots, cursor = {}, '0'
-  repeat
-    local reply = redis.call('HSCAN', K['parked-slots'], cursor, 'COUNT', 100)
-    cursor = reply[1]
-    for index = 1, #reply[2], 2 do
-      if #slots < WAKE_MOST then slots[#slots + 1] = reply[2][index] end
-    end
-  until cursor == '0' or #slots >= WAKE_MOST
-  for _, slot_key in ipairs(slots) do parking().unpark(slot_key) end
-  if #slots > 0 then redis.call(SIGNAL_PUBLISH, K['signal'], cjson.encode({ s = slots })) end
-end
-
-local function each(hash, visit)
-  local cursor = '0'
-  repeat
-    local reply = redis.call('HSCAN', hash, cursor, 'COUNT', 100)
-    cursor = reply[1]
-    for index = 1, #reply[2], 2 do visit(reply[2][index], reply[2][index + 1]) end
-  until cursor == '0'
-end
 
 local was = redis.call('HGET', K['caps'], key)
 
@@ -60,7 +38,7 @@ if operation == 'set' then
   if was == false and key ~= '' then
     -- the tasks owned already take their slots
     local prefix = key .. '\0'
-    each(K['holders'], function(id)
+    hash_each(K['holders'], function(id)
       local task = load_task(id)
       local value = task and task.meta and task.meta[key]
       if value ~= nil then
@@ -79,7 +57,7 @@ if operation == 'set' then
       end
     end)
   end
-  if was ~= false and tonumber(most) > tonumber(was) then wake_all() end
+  if was ~= false and tonumber(most) > tonumber(was) then wake_parked() end
   return 1
 end
 
@@ -90,7 +68,7 @@ if redis.call('EXISTS', K['caps']) == 0 then redis.call('HDEL', K['features'], '
 if key ~= '' then
   local prefix = key .. '\0'
   local changes = {}
-  each(K['cap-holders'], function(id, json)
+  hash_each(K['cap-holders'], function(id, json)
     local kept, dropped = {}, false
     for _, field in ipairs(cjson.decode(json)) do
       if string.sub(field, 1, #prefix) == prefix then dropped = true else kept[#kept + 1] = field end
@@ -105,10 +83,10 @@ if key ~= '' then
     end
   end
   local fields = {}
-  each(K['cap-counts'], function(field)
+  hash_each(K['cap-counts'], function(field)
     if string.sub(field, 1, #prefix) == prefix then fields[#fields + 1] = field end
   end)
   for _, field in ipairs(fields) do redis.call('HDEL', K['cap-counts'], field) end
 end
-wake_all()
+wake_parked()
 return 1

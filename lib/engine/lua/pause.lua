@@ -9,7 +9,7 @@
   `paused` field of `features`: searches (search.lua, the plain and lean
   paths) hand out no task while it exists; creates, completions, extends,
   expire and ticker go on. Resume removes both and wakes the parked slots
-  (at most WAKE_MOST; any others find the work at their next poll).
+  (include/wake-parked.lua).
 
   Returns  1 when the queue's state changed, 0 when it already was so
   Errors   none
@@ -21,8 +21,7 @@
 --- @include "roots"
 --- @include "owners"
 --- @include "index"
-
-local WAKE_MOST = 1000
+--- @include "wake-parked"
 
 if ARGV[2] == 'pause' then
   if redis.call('EXISTS', K['paused']) == 1 then return 0 end
@@ -35,14 +34,5 @@ if redis.call('EXISTS', K['paused']) == 0 then return 0 end
 redis.call('UNLINK', K['paused'])
 redis.call('HDEL', K['features'], 'paused')
 -- every parked slot searches again: it parked while the queue handed out nothing
-local slots, cursor = {}, '0'
-repeat
-  local reply = redis.call('HSCAN', K['parked-slots'], cursor, 'COUNT', 100)
-  cursor = reply[1]
-  for index = 1, #reply[2], 2 do
-    if #slots < WAKE_MOST then slots[#slots + 1] = reply[2][index] end
-  end
-until cursor == '0' or #slots >= WAKE_MOST
-for _, slot_key in ipairs(slots) do parking().unpark(slot_key) end
-if #slots > 0 then redis.call(SIGNAL_PUBLISH, K['signal'], cjson.encode({ s = slots })) end
+wake_parked()
 return 1

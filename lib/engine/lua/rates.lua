@@ -13,7 +13,7 @@
   each value (a lower limit may close it at once, a higher one opens it);
   removing one drops the windows of its values (one walk of `rate-windows`)
   and keeps the holds of context.rateLimit. Raising or removing a limit wakes
-  the parked slots (at most WAKE_MOST).
+  the parked slots (include/wake-parked.lua).
 
   Returns  1 when the limits changed, 0 when they already were so
   Errors   none
@@ -25,23 +25,9 @@
 --- @include "roots"
 --- @include "owners"
 --- @include "index"
+--- @include "wake-parked"
 
-local WAKE_MOST = 1000
 local operation, key = ARGV[2], ARGV[3]
-
--- every parked slot searches again: a limit that is higher, or gone, may let it take a task
-local function wake_all()
-  local slots, cursor = {}, '0'
-  repeat
-    local reply = redis.call('HSCAN', K['parked-slots'], cursor, 'COUNT', 100)
-    cursor = reply[1]
-    for index = 1, #reply[2], 2 do
-      if #slots < WAKE_MOST then slots[#slots + 1] = reply[2][index] end
-    end
-  until cursor == '0' or #slots >= WAKE_MOST
-  for _, slot_key in ipairs(slots) do parking().unpark(slot_key) end
-  if #slots > 0 then redis.call(SIGNAL_PUBLISH, K['signal'], cjson.encode({ s = slots })) end
-end
 
 local function limit_of(stored)
   if not stored then return nil end
@@ -55,7 +41,7 @@ if operation == 'set' then
   if was == rate then return 0 end
   redis.call('HSET', K['rates'], key, rate)
   use_feature('rates')
-  if was and limit_of(rate) > limit_of(was) then wake_all() end
+  if was and limit_of(rate) > limit_of(was) then wake_parked() end
   return 1
 end
 
@@ -79,5 +65,5 @@ for _, field in ipairs(dropped) do
   redis.call('HDEL', K['rate-windows'], field)
   redis.call('ZREM', K['rate-expiry'], field)
 end
-wake_all()
+wake_parked()
 return 1
