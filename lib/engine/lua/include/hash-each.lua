@@ -1,6 +1,6 @@
 -- hash-each: a visit of every field of a hash, 100 a HSCAN step, in one
 -- call: the caller says why the hash is bounded (caps.lua: the declarations,
--- their counts, and the owned tasks when a cap is declared, §3.15).
+-- their counts, and the owned tasks when a cap is declared, docs/semantics.md §3.15).
 --
 -- API:
 --   hash_each(hash, visit)   visit(field, value) for every field of `hash`
