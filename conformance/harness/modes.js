@@ -8,24 +8,26 @@
 /** @type {Record<'cluster' | 'acl', Record<string, string>>} */
 export const excluded = {
   cluster: {
-    'cluster-failover.spec.ts': 'starts a Redis Cluster of its own: runs in the default mode',
-    'worker-cluster-exit.spec.ts': 'starts a Redis Cluster of its own: runs in the default mode',
-    'tls.spec.ts': 'starts a TLS redis-server of its own: runs in the default mode',
-    'engine-options.spec.ts':
+    'redis/cluster-failover.spec.ts': 'starts a Redis Cluster of its own: runs in the default mode',
+    'redis/worker-cluster-exit.spec.ts':
+      'starts a Redis Cluster of its own: runs in the default mode',
+    'redis/tls.spec.ts': 'starts a TLS redis-server of its own: runs in the default mode',
+    'engine/engine-options.spec.ts':
       'connection options of one server: REDIS_URL and redis:// defaults, a logical database (SELECT is refused on a cluster), listen() of a URL',
-    'idempotent-writes.spec.ts':
+    'redis/idempotent-writes.spec.ts':
       'a TCP proxy in front of one server drops replies; a Cluster client learns the real node addresses from CLUSTER SLOTS and goes around it',
-    'metrics-replay.spec.ts':
+    'observability/metrics-replay.spec.ts':
       'a TCP proxy in front of one server drops replies (as idempotent-writes.spec.ts)',
-    'redis-outage.spec.ts':
+    'redis/redis-outage.spec.ts':
       'a TCP proxy in front of one server cuts the network (as idempotent-writes.spec.ts)',
-    'worker-stop-outage.spec.ts':
+    'redis/worker-stop-outage.spec.ts':
       'a TCP proxy in front of one server cuts the network (as idempotent-writes.spec.ts)',
   },
   acl: {
-    'cluster-failover.spec.ts': 'starts a Redis Cluster of its own: runs in the default mode',
-    'worker-cluster-exit.spec.ts': 'starts a Redis Cluster of its own: runs in the default mode',
-    'tls.spec.ts': 'starts a TLS redis-server of its own: runs in the default mode',
+    'redis/cluster-failover.spec.ts': 'starts a Redis Cluster of its own: runs in the default mode',
+    'redis/worker-cluster-exit.spec.ts':
+      'starts a Redis Cluster of its own: runs in the default mode',
+    'redis/tls.spec.ts': 'starts a TLS redis-server of its own: runs in the default mode',
   },
 };
 

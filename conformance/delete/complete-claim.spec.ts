@@ -1,0 +1,288 @@
+import type { Engine } from '../../lib/engine/engine.js';
+import {
+  claimTasks,
+  deleteThenSearch,
+  filterList,
+  searchFor,
+  type CompletionOutcome,
+  type FilterList,
+} from '../../lib/engine/runtime.js';
+import { TaskOutdatedError } from '../../lib/errors.js';
+import { Label } from '../../lib/task/label.js';
+import type { Task } from '../../lib/task/task.js';
+import { maxBatch } from '../../lib/worker/options.js';
+import { Worker } from '../../lib/worker/worker.js';
+import { queueContents } from '../harness/queue-state.js';
+import { useQueue, type TestQueue } from '../harness/queue.js';
+import { idOf, until, useWorkerQueue } from '../harness/worker.js';
+
+// The worker runtime's common step is complete-claim.lua: a lean path for
+// plain tasks in a plain queue (include/lean.lua), the general delete and
+// search for the rest, in the same call. Claims of several free slots go in
+// one call too (claimTasks, the Worker option `batch`). Each story runs twice,
+// on two queues with the same clock: with the runtime's calls, and with
+// public calls one after another; answers and every key must agree
+// (docs/semantics.md §3.2, §3.3).
+
+const everything: Task = { meta: { '*': '*' } };
+const parked = (slot: number) => ({ slot: String(slot), forMs: 15_000 });
+
+/** next: the task a completion or claim answered, or its error's class name. */
+function answerOf(outcome: CompletionOutcome): unknown {
+  if (!outcome.deleted) return (outcome.error as Error).constructor.name;
+  return outcome.next === undefined ? undefined : [idOf(outcome.next), outcome.next.meta];
+}
+
+describe('complete-claim: the lean path and the general one agree', () => {
+  const runtime = useQueue('2023-10-20T00:00:01Z');
+  const serial = useQueue('2023-10-20T00:00:01Z');
+
+  /** agree checks that both queues hold the same, down to every key (the request answers aside). */
+  async function agree(a: TestQueue, b: TestQueue): Promise<void> {
+    expect(await a.engine('aux').lister(everything)).toEqual(
+      await b.engine('aux').lister(everything),
+    );
+    expect(await queueContents(a.redis, a.prefix, ['requests'])).toEqual(
+      await queueContents(b.redis, b.prefix, ['requests']),
+    );
+  }
+
+  /** serialClaims claims for each slot in turn with public-equivalent searches (each parks its slot). */
+  async function serialClaims(
+    engine: Engine,
+    filters: FilterList,
+    slots: number[],
+  ): Promise<(Task | undefined)[]> {
+    const claimed: (Task | undefined)[] = [];
+    for (const slot of slots) claimed.push(await searchFor(engine, filters, [], parked(slot)));
+    return claimed;
+  }
+
+  it('claims for several slots in one call as searches one after another would, filters and order kept', async () => {
+    const [a, b] = [runtime(), serial()];
+    const [eonA, eonB] = [a.engine('eon'), b.engine('eon')];
+    for (const q of [a, b]) {
+      const maker = q.engine('maker');
+      for (const k of ['x', 'y', 'x', 'x', 'y', 'x']) await maker.create({ meta: { k } });
+    }
+    const filters = filterList([{ meta: { k: 'x' } }]);
+    const slots = [0, 1, 2, 3, 4, 5];
+    const batch = await claimTasks(eonA, filters, slots.map(parked), []);
+    const one = await serialClaims(eonB, filters, slots);
+    expect(batch.map(answerOf)).toEqual(
+      one.map((task) => (task === undefined ? undefined : [idOf(task), task.meta])),
+    );
+    // the four x tasks, oldest first; the last two slots found nothing and parked
+    expect(batch.map((outcome) => outcome.deleted && outcome.next?.meta?.['k'])).toEqual([
+      'x',
+      'x',
+      'x',
+      'x',
+      undefined,
+      undefined,
+    ]);
+    await agree(a, b);
+  });
+
+  it('claims a batch without filters on the lean path, each task with a token of its own', async () => {
+    const [a, b] = [runtime(), serial()];
+    const [eonA, eonB] = [a.engine('eon'), b.engine('eon')];
+    for (const q of [a, b]) {
+      const maker = q.engine('maker');
+      for (let n = 0; n < 5; n++) await maker.create({ meta: { n: String(n) } });
+    }
+    const batch = await claimTasks(eonA, filterList([]), [0, 1, 2].map(parked), []);
+    await serialClaims(eonB, filterList([]), [0, 1, 2]);
+    const tokens = batch.map((outcome) => outcome.deleted && outcome.next?.core?.[Label.Token]);
+    expect(new Set(tokens).size).toBe(3);
+    await agree(a, b);
+  });
+
+  it('completes what its lean claims answered, and claims again, as delete and search would', async () => {
+    const [a, b] = [runtime(), serial()];
+    const [eonA, eonB] = [a.engine('eon'), b.engine('eon')];
+    for (const q of [a, b]) {
+      const maker = q.engine('maker');
+      for (let n = 0; n < 8; n++) await maker.create({ meta: { n: String(n) } });
+    }
+    const noFilters = filterList([]);
+    let held = (await claimTasks(eonA, noFilters, [0, 1].map(parked), [])).map((outcome) =>
+      outcome.deleted ? outcome.next : undefined,
+    );
+    let heldB = await serialClaims(eonB, noFilters, [0, 1]);
+    for (let round = 0; round < 4; round++) {
+      const outcomes = await deleteThenSearch(
+        eonA,
+        held.map((task, slot) => ({ task: task!, filters: noFilters, parking: parked(slot) })),
+      );
+      const next: (Task | undefined)[] = [];
+      for (const [slot, task] of heldB.entries()) {
+        await eonB.delete(task!);
+        next.push(await searchFor(eonB, noFilters, [], parked(slot)));
+      }
+      expect(outcomes.map(answerOf)).toEqual(
+        next.map((task) => (task === undefined ? undefined : [idOf(task), task.meta])),
+      );
+      held = outcomes.map((outcome) => (outcome.deleted ? outcome.next : undefined));
+      heldB = next;
+      await agree(a, b);
+      if (held.some((task) => task === undefined)) break;
+    }
+  });
+
+  it('fails only the completion whose copy is outdated, with TaskOutdatedError, and goes on with the others', async () => {
+    const q = runtime();
+    const eon = q.engine('eon');
+    for (let n = 0; n < 6; n++) await eon.create({ meta: { n: String(n) } });
+    const noFilters = filterList([]);
+    const claimed = (await claimTasks(eon, noFilters, [0, 1, 2].map(parked), [])).map(
+      (outcome) => (outcome.deleted ? outcome.next : undefined) as Task,
+    );
+    // the second copy's claim ended: its lease ran out and another worker claimed it
+    q.clock.set('2023-10-20T00:01:00Z');
+    await eon.expire();
+    const stolen = await q.engine('etw').search({ meta: { n: '1' } });
+    expect(stolen?.core?.[Label.Worker]).toBe('etw');
+    const [first, second, third] = claimed as [Task, Task, Task];
+    const outcomes = await deleteThenSearch(eon, [
+      { task: first, filters: noFilters },
+      { task: second, filters: noFilters },
+      { task: third, filters: noFilters },
+    ]);
+    expect(outcomes.map((outcome) => outcome.deleted)).toEqual([false, false, false]);
+    // all three leases ran out, only the second was claimed again: each copy is outdated
+    // or gone on its own, and the fresh claim of the second stays another worker's
+    expect(outcomes[1]?.deleted === false && outcomes[1].error).toBeInstanceOf(TaskOutdatedError);
+    expect((await q.engine('aux').lister({ meta: { n: '1' } }))[0]?.core?.[Label.Worker]).toBe(
+      'etw',
+    );
+  });
+
+  it('completes the current copies of a batch and fails the outdated one alone', async () => {
+    const q = runtime();
+    const eon = q.engine('eon');
+    for (let n = 0; n < 6; n++) await eon.create({ meta: { n: String(n) } });
+    const noFilters = filterList([]);
+    const [first, second, third] = (
+      await claimTasks(eon, noFilters, [0, 1, 2].map(parked), [])
+    ).map((outcome) => (outcome.deleted ? outcome.next : undefined) as Task) as [Task, Task, Task];
+    const outdated = { ...second, core: { ...second.core, [Label.Token]: '999' } };
+    const outcomes = await deleteThenSearch(eon, [
+      { task: first, filters: noFilters },
+      { task: outdated, filters: noFilters },
+      { task: third, filters: noFilters },
+    ]);
+    expect(outcomes.map(answerOf)).toEqual([
+      expect.any(Array),
+      'TaskOutdatedError',
+      expect.any(Array),
+    ]);
+    const left = await q.engine('aux').lister(everything);
+    expect(left.map((task) => [task.meta?.['n'], task.core?.[Label.Worker]])).toEqual([
+      ['1', 'eon'], // untouched: still the second claim's
+      ['3', 'eon'],
+      ['4', 'eon'],
+      ['5', undefined],
+    ]);
+  });
+
+  it('gives every task of a batch whose worker died back once their leases end', async () => {
+    const q = runtime();
+    const eon = q.engine('eon');
+    for (let n = 0; n < 4; n++) await eon.create({ meta: { n: String(n) } });
+    await claimTasks(eon, filterList([]), [0, 1, 2].map(parked), []);
+    expect(await q.redis.hget(q.key.owners, 'eon')).toBe('3');
+    q.clock.set('2023-10-20T00:01:00Z'); // past the 30 s leases
+    await q.engine('aux').expire();
+    const left = await q.engine('aux').lister(everything);
+    expect(left.map((task) => task.core?.[Label.Worker])).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(await q.redis.hlen(q.key.owners)).toBe(0);
+    expect(await q.redis.zcard(q.key.leases)).toBe(0);
+    // claimable again, by anyone
+    expect(idOf(await q.engine('etw').search())).toBe(idOf(left[0]));
+  });
+});
+
+describe('Worker option batch', () => {
+  const queue = useWorkerQueue();
+
+  it.each([
+    [16, 16],
+    [50, 16],
+    [3, 8],
+  ])(
+    'ensures every task exactly once at concurrency %i with batch %i',
+    async (concurrency, batch) => {
+      const eon = queue().live('eon');
+      const created = new Set<string>();
+      for (let start = 0; start < 300; start += 100) {
+        const tasks = await Promise.all(
+          Array.from({ length: 100 }, (_, index) =>
+            eon.create({ meta: { n: String(start + index) } }),
+          ),
+        );
+        for (const task of tasks) created.add(idOf(task));
+      }
+      const calls = new Map<string, number>();
+      let running = 0;
+      let most = 0;
+      const worker = queue().worker(
+        eon,
+        [
+          {
+            filter: () => true,
+            ensure: async (task) => {
+              running++;
+              most = Math.max(most, running);
+              calls.set(idOf(task), (calls.get(idOf(task)) ?? 0) + 1);
+              await new Promise((resolve) => setImmediate(resolve));
+              running--;
+            },
+          },
+        ],
+        { concurrency, batch, pollInterval: 60_000 },
+      );
+      await worker.start();
+      await until(() => queue().log(worker).ensured.length >= 300, 15_000, '300 tasks ensured');
+      expect([...calls.keys()].sort()).toEqual([...created].sort());
+      expect([...calls.values()].every((count) => count === 1)).toBe(true);
+      expect(most).toBeLessThanOrEqual(concurrency); // never more tasks than slots
+      const log = queue().log(worker);
+      expect({ lost: log.lost, errors: log.errors }).toEqual({ lost: [], errors: [] });
+    },
+    20_000,
+  );
+
+  it('hands back the claims of a batch that stop() overtook', async () => {
+    const eon = queue().live('eon');
+    for (let n = 0; n < 4; n++) await eon.create({ meta: { n: String(n) } });
+    const worker = queue().worker(eon, [{ filter: () => true, ensure: () => Promise.resolve() }], {
+      concurrency: 8,
+      batch: 8,
+      pollInterval: 60_000,
+    });
+    await worker.start();
+    await until(() => queue().log(worker).ensured.length >= 4, 10_000, '4 tasks ensured');
+    await worker.stop();
+    const aux = queue().live('aux');
+    expect(await aux.exists(everything)).toBe(false);
+  });
+
+  it('is checked like the other options', () => {
+    const eon = queue().live('eon');
+    const make = (batch: unknown) =>
+      new Worker(eon, [{ filter: () => true, ensure: () => Promise.resolve() }], {
+        batch: batch as number,
+      });
+    expect(() => make(0)).toThrow(TypeError);
+    expect(() => make(1.5)).toThrow(TypeError);
+    expect(() => make('4')).toThrow(TypeError);
+    expect(() => make(maxBatch + 1)).toThrow(RangeError);
+    expect(() => make(maxBatch)).not.toThrow();
+  });
+});
