@@ -1,4 +1,4 @@
-// A worker process for conformance/worker-background.spec.ts: a Worker with no
+// A worker process for conformance/worker/worker-background.spec.ts: a Worker with no
 // handlers that takes part in the background loops and prints a line for each
 // run of expire and ticker, until the test kills it (SIGKILL: it never gets to
 // release its loop leases). Uses the built package.

@@ -1,4 +1,4 @@
-// A worker process for conformance/concurrency.spec.ts: claims and deletes
+// A worker process for conformance/engine/concurrency.spec.ts: claims and deletes
 // tasks with its own Engine until the producer is done and the queue is empty,
 // then prints the ids it claimed as one JSON line. Uses the built package.
 // Like the parent's workers, it registers every task it holds in a hash of

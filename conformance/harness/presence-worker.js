@@ -1,4 +1,4 @@
-// A worker process for conformance/worker-presence.spec.ts: a Worker with one
+// A worker process for conformance/worker/worker-presence.spec.ts: a Worker with one
 // handler (labels { meta: { kind: "a" } }) and a short presence TTL, that
 // prints "started" once it runs (its presence follows), until the test kills it
 // (SIGKILL: it never deregisters). Uses the built package; the harness's

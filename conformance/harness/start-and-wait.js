@@ -1,4 +1,4 @@
-// For conformance/redis-server.spec.ts: starts an embedded redis-server,
+// For conformance/redis/redis-server.spec.ts: starts an embedded redis-server,
 // prints its pid, and waits to be killed.
 import { startRedisServer } from '../../dist/testing/index.js';
 

@@ -1,4 +1,4 @@
-// A worker process for conformance/worker-cluster-exit.spec.ts: a Worker on a
+// A worker process for conformance/redis/worker-cluster-exit.spec.ts: a Worker on a
 // Redis Cluster that is stopped while its wake-up subscriber is re-reading the
 // slot map (the periodic refresh that follows a failover), then the engine and
 // the client are closed, and nothing else: the process must end by itself.

@@ -1,7 +1,7 @@
 import { runCli } from '../../lib/cli/run.js';
 import type { CliIo } from '../../lib/cli/io.js';
 
-// The command line's mistakes, through runCli in this process (conformance/cli-*.spec.ts
+// The command line's mistakes, through runCli in this process (conformance/cli/*.spec.ts
 // run the built bin): each is a usage error, exit 2, one line on stderr, found
 // before anything connects: REDIS_URL names a port nothing listens on, so a
 // command that connected would exit 3 instead.

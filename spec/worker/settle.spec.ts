@@ -3,8 +3,8 @@ import { settle, type AttemptEnd, type AttemptFacts } from '../../lib/worker/set
 
 // The outcome rules of an attempt, without Redis: what becomes of a task once
 // its handler ended (lib/worker/settle.ts; the Worker carries it out, and the
-// conformance files worker-*, cancel-timeout and retry play each case on a
-// real queue).
+// conformance files worker/worker-*, worker/cancel-timeout and failures/retry
+// play each case on a real queue).
 
 const resolved: AttemptEnd = { kind: 'resolved', fields: '{"r":1}' };
 const failure = new Error('the handler failed');

@@ -9,7 +9,7 @@
 -- nothing is decoded. That is what reindex writes for such a task, when the
 -- queue has no roots or watched meta keys (reindex_leaves), no filters (the
 -- wake-ups and pools of join_ready), no parked slot to wake (finish) and no
--- events stream to add to (write_counts). conformance/create-lean.spec.ts
+-- events stream to add to (write_counts). conformance/create/create-lean.spec.ts
 -- compares every key after either path.
 
 -- kept_answer: the answer kept in a `requests` value for this request

@@ -5,7 +5,7 @@
 -- gate or root that the circuit breaker does not hold) is in `ready` while
 -- unowned and in `leases`, `holders` and `retention` while owned. Each step
 -- answers nil, having written nothing, for anything else: the caller then
--- runs the general delete or search for it. conformance/delete-search.spec.ts
+-- runs the general delete or search for it. conformance/delete/delete-search.spec.ts
 -- compares every key after either path.
 
 -- lean_queue: whether the queue uses none of the features the lean path

@@ -10,7 +10,7 @@
 -- listed meta keys, no pooled filters, nothing due, no broadcast or unicast
 -- work) and answers nil, having written nothing, when they are not: the
 -- caller then runs delete() or search(), which handle everything. Either way
--- the queue ends in the same state (conformance/delete-search.spec.ts
+-- the queue ends in the same state (conformance/delete/delete-search.spec.ts
 -- compares every key).
 
 -- plain_delete: delete() for a plain task the copy owns; nil when not plain
