@@ -548,4 +548,79 @@ export const rows = [
       };
     },
   },
+  {
+    name: 'capped hot tenant',
+    setup:
+      'every task of the depth is of one hot value (`kind: a`), capped at 1 (`setCap({ key: "kind", concurrency: 1 })`) with one of them owned; 10,000 tasks of 10,000 other values; 5,000 claims without a filter, 10 in flight (docs/semantics.md §3.15: a capped value never blocks the others)',
+    unit: 'claim+delete/s',
+    async prepare(queue) {
+      const producer = queue.engine({ worker: 'producer' });
+      await inParallel(200, 10_000, (n) => producer.create({ meta: { kind: `t${n}` } }));
+    },
+    async run(queue) {
+      const engine = queue.engine({ worker: 'claimer' });
+      const holder = queue.engine({ worker: 'holder' });
+      // the hot value's one slot is taken before the cap is declared
+      const held = await holder.search({ meta: { kind: 'a' } });
+      if (held === undefined) throw new Error('no task of the hot value');
+      await engine.setCap({ key: 'kind', concurrency: 1 });
+      const ops = await rate(5_000, () => claimAndDelete(engine, 5_000, 10));
+      return { ops };
+    },
+  },
+  {
+    name: 'mixed priorities',
+    setup:
+      '10,000 tasks of priorities 1 to 10 among the depth (priority 0); 5,000 claims without a filter, 10 in flight, each the highest priority left (docs/semantics.md §3.13)',
+    unit: 'claim+delete/s',
+    async prepare(queue) {
+      const producer = queue.engine({ worker: 'producer' });
+      await inParallel(200, 10_000, (n) =>
+        producer.create({
+          core: { [Label.Priority]: String(1 + (n % 10)) },
+          meta: { kind: 'p', n: String(n) },
+        }),
+      );
+    },
+    async run(queue) {
+      const engine = queue.engine({ worker: 'claimer' });
+      const ops = await rate(5_000, () => claimAndDelete(engine, 5_000, 10));
+      return { ops };
+    },
+  },
+  {
+    name: 'paused kind',
+    setup:
+      'the depth paused by a query (`pause({ meta: { kind: "a" } })`); 10,000 tasks of kind b; 5,000 claims without a filter, 10 in flight (docs/semantics.md §3.14)',
+    unit: 'claim+delete/s',
+    async prepare(queue) {
+      const producer = queue.engine({ worker: 'producer' });
+      await inParallel(200, 10_000, (n) => producer.create({ meta: { kind: 'b', n: String(n) } }));
+    },
+    async run(queue) {
+      const engine = queue.engine({ worker: 'claimer' });
+      const pausing = await timed(() => engine.pause({ meta: { kind: 'a' } }));
+      const ops = await rate(5_000, () => claimAndDelete(engine, 5_000, 10));
+      return { ops, also: `pause of the depth by query: ${Math.round(pausing)} ms` };
+    },
+  },
+  {
+    name: 'rate-limited value',
+    setup:
+      'every task of the depth is of one value (`kind: a`) limited to 1 claim an hour (`setRateLimit({ key: "kind", limit: "1 per hour" })`), its one claim made; 10,000 tasks of 10,000 other values; 5,000 claims without a filter, 10 in flight (docs/semantics.md §3.16)',
+    unit: 'claim+delete/s',
+    async prepare(queue) {
+      const producer = queue.engine({ worker: 'producer' });
+      await inParallel(200, 10_000, (n) => producer.create({ meta: { kind: `t${n}` } }));
+    },
+    async run(queue) {
+      const engine = queue.engine({ worker: 'claimer' });
+      await engine.setRateLimit({ key: 'kind', limit: '1 per hour' });
+      const first = await engine.search({ meta: { kind: 'a' } });
+      if (first === undefined) throw new Error('no task of the limited value');
+      await engine.delete(first);
+      const ops = await rate(5_000, () => claimAndDelete(engine, 5_000, 10));
+      return { ops };
+    },
+  },
 ];
