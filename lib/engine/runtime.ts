@@ -9,6 +9,7 @@ import { completeBroadcastLocally, countDelete, deleteTask, prepareDelete } from
 import { claimEntryArgs, claimHeaderArgs, sharedParking } from './complete-claim.js';
 import { filterList, type FilterList } from './filters.js';
 import { contextOf } from './context-registry.js';
+import { argv } from './lua/arguments.js';
 import { completedTask, countTasks, observe } from './observe.js';
 import { run, runRequest } from './run.js';
 import {
@@ -19,7 +20,7 @@ import {
   pruneLedger,
   readSearchReply,
   retry,
-  foldedSearchArgs,
+  foldedSearchValues,
   searchWith,
   type Parking,
   type SearchReply,
@@ -92,7 +93,7 @@ async function completeAndSearch(
   /** the delete-search arguments of each completion sent, by its index */
   const entries = new Map<number, (string | number)[]>();
   /** the same for complete-claim, while every step so far fits it */
-  let leanEntries: Map<number, string[]> | undefined = new Map();
+  let leanEntries: Map<number, (string | number)[]> | undefined = new Map();
   for (let index = 0; index < completions.length; index++) {
     const step = completions[index] as Step;
     const { task, filters, parking, outcome, children } = step;
@@ -110,11 +111,13 @@ async function completeAndSearch(
       else leanEntries?.set(index, lean);
       if (prepared === undefined) continue; // a claim alone: complete-claim carries it
       entries.set(index, [
-        ...prepared.folded,
-        filters.texts,
-        filters.ids,
-        ...parkingArgs(parking, nowMs),
-        ...broadcastArgs(context, filters),
+        ...argv('folded_delete', prepared.folded),
+        ...argv('entry_search', {
+          filters: filters.texts,
+          filter_ids: filters.ids,
+          ...parkingArgs(parking, nowMs),
+          ...broadcastArgs(context, filters),
+        }),
       ]);
     } catch (error) {
       outcomes[index] = { deleted: false, error };
@@ -130,7 +133,7 @@ async function completeAndSearch(
     leanEntries !== undefined &&
     parkFor !== undefined &&
     sentSteps.every((step) => step.filters.texts === filters?.texts);
-  let sent = [...(lean ? (leanEntries as Map<number, string[]>) : entries).keys()];
+  let sent = [...(lean ? (leanEntries as Map<number, (string | number)[]>) : entries).keys()];
   if (sent.length > 0) {
     const pruning = pruneLedger(context, nowMs);
     if (pruning !== undefined) await pruning;
@@ -147,9 +150,11 @@ async function completeAndSearch(
           ),
         )
       : runRequest(context, 'deleteSearch', (request) =>
-          foldedSearchArgs(context, callMs, request, exclude).concat(
-            context.options.outcomeRetention,
-            context.options.outcomeLimit,
+          argv('folded_search', foldedSearchValues(context, callMs, request, exclude)).concat(
+            argv('delete_search', {
+              retention: context.options.outcomeRetention,
+              most: context.options.outcomeLimit,
+            }),
             batch.flatMap((index) => entries.get(index) ?? []),
           ),
         ))) as DeleteSearchReply[];
