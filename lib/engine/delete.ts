@@ -7,7 +7,7 @@ import { formatTime, tryParseTime } from '../task/time.js';
 import { validateDelete } from '../task/validate.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { layoutVersion } from './keys.js';
-import { argv, type ArgumentValues } from './lua/arguments.js';
+import { argumentValues, argv, type ArgumentValues } from './lua/arguments.js';
 import { completedTask, countTasks } from './observe.js';
 import { runRequest } from './run.js';
 
@@ -56,15 +56,12 @@ export async function completeBroadcastLocally(
   now: Date,
 ): Promise<void> {
   if (children !== '') {
-    const entries = JSON.parse(children) as (string | number)[][];
-    for (const [task = '', due = '', tickP1 = '', check = ''] of entries) {
+    const entries = JSON.parse(children) as unknown[][];
+    for (const entry of entries) {
       await runRequest(context, 'create', (request) =>
         argv('create', {
+          ...argumentValues('spawned', entry),
           now_ms: now.getTime(),
-          task,
-          due_ms: due,
-          tick_p1_ms: tickP1,
-          check_ms: check,
           layout: layoutVersion,
           request,
           after: '',

@@ -355,7 +355,7 @@ export const spawnMost = 100;
 export function prepareSpawn(engine: object, task: Task): unknown[] {
   const context = contextOf(engine);
   const { args } = prepareCreate(task, readClock(context.clock));
-  return args;
+  return argv('spawned', args);
 }
 
 /**

@@ -162,7 +162,10 @@ export function broadcastArgs(
   filters: FilterList,
 ): { floors: string; skip: string } {
   const { ledger } = context;
-  return { floors: `${ledger.floor(filters.set)}:${ledger.base}`, skip: idList(ledger.skipIds(filters.set)) };
+  return {
+    floors: `${ledger.floor(filters.set)}:${ledger.base}`,
+    skip: idList(ledger.skipIds(filters.set)),
+  };
 }
 
 /** parkingArgs are the slot and park deadline arguments of a search at nowMs. */

@@ -8,7 +8,8 @@
  * create-many: a head, then the same list per entry) reads each from where it
  * starts: `ARGV[first + ARG.<list>.<name>]` with `first` the count of the
  * arguments before it. A list can also be a JSON array passed as one argument
- * (delete_rare, claim_rare): `rare[ARG.<list>.<name>]` of the decoded array.
+ * (delete_rare, claim_rare; spawned, an entry of delete's children):
+ * `rare[ARG.<list>.<name>]` of the decoded array.
  *
  * Names are the Lua spelling (snake_case) in both languages. A list is named
  * after its script (`-` as `_`), or after the part of a script's ARGV it is.
@@ -66,7 +67,7 @@ export const scriptArguments = {
   },
   create: {
     now_ms: "the engine's clock, ms since the epoch",
-    task: 'JSON of the validated task: node defaulted, a template\'s ticks set, core without the object id',
+    task: "JSON of the validated task: node defaulted, a template's ticks set, core without the object id",
     due_ms: "when an @exact task becomes due, or ''",
     tick_p1_ms: "a cron template's tick+1, or ''",
     check_ms: "when a template's tick-1 may need maintenance, or ''",
@@ -95,6 +96,12 @@ export const scriptArguments = {
     due_ms: "create's due_ms ('' with 'l')",
     tick_p1_ms: "create's tick_p1_ms ('' with 'l')",
     check_ms: "create's check_ms ('' with 'l')",
+  },
+  spawned: {
+    task: "create's task",
+    due_ms: "create's due_ms",
+    tick_p1_ms: "create's tick_p1_ms",
+    check_ms: "create's check_ms",
   },
   cycles: {
     now_ms: "the engine's clock, ms since the epoch",
@@ -131,7 +138,7 @@ export const scriptArguments = {
     gate: "JSON of the copy's gate when it holds a trigger value, or ''",
     sync: "JSON of the copy's sync when it is not empty, or ''",
     root_id: "the copy's root object id, or ''",
-    children: "JSON array of the tasks its handler spawned, or ''",
+    children: "JSON array of the tasks its handler spawned (each a spawned array), or ''",
   },
   folded_search: {
     now_ms: "search's now_ms (the deletes' instant too)",
@@ -168,11 +175,12 @@ export const scriptArguments = {
     cutoff: '13-digit creation ms: tasks created before it are past retention',
     batch: 'how many tasks to delete or revoke at most, per kind',
     sweep: 'how many records the sweep reads (0: no sweep)',
-    revoke_ms: "leases that ended at or before it are revoked: now_ms less the clock skew",
+    revoke_ms: 'leases that ended at or before it are revoked: now_ms less the clock skew',
     retention: 'how long the outcome of a removed held task is kept, ms (0: not kept)',
     most: 'how many outcomes the queue keeps at most',
     failed: 'how long the outcome of a task a revocation halts is kept, ms (0: not kept)',
-    halted_cutoff: 'halted tasks that halted before it (ms) are past retention',
+    halted_cutoff:
+      'halted tasks that halted before it (ms: now_ms less haltedRetention) are past retention',
   },
   extend: {
     now_ms: "the engine's clock, ms since the epoch",
@@ -216,7 +224,8 @@ export const scriptArguments = {
     now_ms: "the engine's clock, ms since the epoch",
     id: "the copy's object id",
     worker: "the caller's worker id",
-    token: "the copy's fencing token, or '' (then the worker id alone decides)",
+    token:
+      "the copy's fencing token, or '' (the worker id alone decides): a later claim is not released",
     state: "'failed' when a handler ran and was cut short, or ''",
     fields: "with state: JSON object of the attempt (fail.lua), else ''",
     hold: "until when (ms) context.rateLimit holds the task's rate-limited values, or ''",
@@ -240,21 +249,23 @@ export const scriptArguments = {
     fields: 'JSON object of the attempt: worker, error, startedAt, log',
     due_ms: "when it may run again, ms ('' or <= now: at once)",
     due: "formatTime of due_ms, the task's core retry-at ('' with no due_ms)",
-    cancel: "the breaker to set: a count N, or 'now' (retry.lua)",
+    cancel:
+      "the breaker to set: a count N (the lower of it and the stored one), 'now' (halt now), or '' (keep)",
     retention: 'how long the outcome of a task this halts is kept, ms (0: not kept)',
     most: 'how many outcomes the queue keeps at most',
     request: 'the idempotent request (include/request.lua)',
   },
   scan: {
     query: 'JSON of the query',
-    cursor: "HSCAN cursor ('0' to start), 'c<id>' in a template's children, 'm<id>' under a meta pair",
+    cursor:
+      "HSCAN cursor ('0' to start), 'c<id>' in a template's children, 'm<id>' under a meta pair",
     budget: 'how many records to read at most',
     first: "'1' to stop at the first match (exists)",
   },
   schedule: {
     now_ms: "the engine's clock, ms since the epoch",
     name: "the schedule's name",
-    task: "JSON of the validated template (as create takes it), '' to remove",
+    task: "JSON of the validated template (as create takes it, core naming the schedule), or '' to remove it",
     tick_p1_ms: "the template's tick+1 from its @every at now",
     check_ms: "when its tick-1 may need maintenance, or ''",
     layout: 'the layout version the engine writes',
@@ -266,7 +277,8 @@ export const scriptArguments = {
     expiry: 'formatTime(now + expiry): the lease end of a claim',
     expiry_ms: 'the same in ms',
     filters: "JSON array of the filters' JSON texts, tried in turn, or '' (no filter)",
-    floors: "'<floor>:<base>': broadcast tasks settled for this engine (lib/engine/broadcast-ledger.ts)",
+    floors:
+      "'<floor>:<base>': broadcast tasks settled for this engine (lib/engine/broadcast-ledger.ts)",
     skip: "JSON array of broadcast ids above the floor this engine received, or ''",
     redeliver: "JSON array of broadcast ids it received whose local lease ended, or ''",
     start_ms: "the engine's start instant: older broadcast tasks are not for it",
@@ -282,7 +294,8 @@ export const scriptArguments = {
     now_ms: "the engine's clock, ms since the epoch",
     owners: 'about how many owners to name (HSCAN COUNT of `owners`)',
     targets: 'how many target workers of `ready-uni` to look at for the oldest claimable task',
-    workers: 'JSON array of the live workers: { "w": id, "a": true when it takes any task, "f": [filters] }',
+    workers:
+      'JSON array of the live workers: { "w": id, "a": true when it takes any task, "f": [filters] }',
     sample: 'how many claimable tasks to check against the workers at most',
   },
   status: {
@@ -315,7 +328,7 @@ export type ArgumentList = keyof typeof scriptArguments;
  * unknown name is a compile error where an object literal is passed.
  */
 export type ArgumentValues<List extends ArgumentList> = {
-  readonly [Name in keyof (typeof scriptArguments)[List]]: string | number;
+  -readonly [Name in keyof (typeof scriptArguments)[List]]: string | number;
 };
 
 /** The names of each list, in order (Object.keys keeps the declaration's order). */
@@ -337,12 +350,25 @@ export function argv<List extends ArgumentList>(
   return argumentNames(list).map((name) => named[name] as string | number);
 }
 
+/** argumentValues reads a list's values back from the array argv wrote (a JSON array passed along). */
+export function argumentValues<List extends ArgumentList>(
+  list: List,
+  values: readonly unknown[],
+): ArgumentValues<List> {
+  return Object.fromEntries(
+    argumentNames(list).map((name, index) => [name, values[index] ?? '']),
+  ) as ArgumentValues<List>;
+}
+
 /**
  * Arguments no script reads, on purpose (spec/engine/lua.spec.ts): `<list>.<name>`.
  */
 export const unreadArguments: ReadonlySet<string> = new Set([
-  // every script is given the clock; the caps listing has no rule that reads it
+  // every script is given the clock; these have no rule that reads it
+  'caps.now_ms',
   'caps_list.now_ms',
+  'rates.now_ms',
+  'unpark.now_ms',
   // the lean form's mark: create.lua tells the forms apart by create's task
   'create_lean.task',
 ]);

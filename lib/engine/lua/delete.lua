@@ -2,8 +2,8 @@
 --[[ delete: complete a task, steps 2 to 7 of docs/semantics.md §3.3 (include/delete.lua).
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV     the delete list of lib/engine/lua/arguments.ts; children: each spawned
-           task as [task JSON, due ms, tick+1 ms, check ms], as create takes them
+  ARGV     the delete list of lib/engine/lua/arguments.ts; children: a JSON array of
+           spawned lists, the tasks as create takes them
 
   Returns  { result, emitted, halted }: result 1 (deleted: its outcome,
            completed, is recorded and told on the task's watch channel, and
