@@ -288,7 +288,11 @@ export async function unparkSlots(engine: object, slots: string[]): Promise<void
   const context = contextOf(engine);
   if (context.closed || slots.length === 0) return;
   const now = readClock(context.clock);
-  await run(context, 'unpark', [now.getTime(), context.options.worker, ...slots]);
+  await run(
+    context,
+    'unpark',
+    argv('unpark', { now_ms: now.getTime(), worker: context.options.worker }).concat(slots),
+  );
 }
 
 /**
@@ -326,12 +330,15 @@ async function release(
   if (id === undefined) return false;
   const token = readCoreLabel(task, Label.Token) ?? '';
   const now = readClock(context.clock);
-  const args = [now.getTime(), id, context.options.worker, token];
-  if (cutShort !== undefined) args.push('failed', cutShort);
-  if (holdMs !== undefined) {
-    if (cutShort === undefined) args.push('', '');
-    args.push(now.getTime() + holdMs);
-  }
+  const args = argv('release', {
+    now_ms: now.getTime(),
+    id,
+    worker: context.options.worker,
+    token,
+    state: cutShort === undefined ? '' : 'failed',
+    fields: cutShort ?? '',
+    hold: holdMs === undefined ? '' : now.getTime() + holdMs,
+  });
   return (await run(context, 'release', args)) === 1;
 }
 
@@ -374,15 +381,17 @@ export async function failTask(
   const id = readObjectId(task);
   if (id === undefined) return false;
   const now = readClock(context.clock);
-  const answer = await runRequest(context, 'fail', (request) => [
-    now.getTime(),
-    id,
-    task.core?.[Label.Worker] ?? '',
-    task.core?.[Label.Token] ?? '',
-    state,
-    fields,
-    request,
-  ]);
+  const answer = await runRequest(context, 'fail', (request) =>
+    argv('fail', {
+      now_ms: now.getTime(),
+      id,
+      worker: task.core?.[Label.Worker] ?? '',
+      token: task.core?.[Label.Token] ?? '',
+      state,
+      fields,
+      request,
+    }),
+  );
   return answer === 1;
 }
 
@@ -413,19 +422,21 @@ export async function retryTask(
   if (id === undefined) return 'gone';
   const now = readClock(context.clock);
   const dueMs = plan.dueMs !== undefined && plan.dueMs > now.getTime() ? plan.dueMs : undefined;
-  const answer = await runRequest(context, 'retry', (request) => [
-    now.getTime(),
-    id,
-    task.core?.[Label.Worker] ?? '',
-    task.core?.[Label.Token] ?? '',
-    fields,
-    dueMs ?? '',
-    dueMs === undefined ? '' : formatTime(new Date(dueMs)),
-    plan.cancel ?? '',
-    context.options.failedOutcomeRetention, // retry.lua records an outcome only when it halts the task
-    context.options.outcomeLimit,
-    request,
-  ]);
+  const answer = await runRequest(context, 'retry', (request) =>
+    argv('retry', {
+      now_ms: now.getTime(),
+      id,
+      worker: task.core?.[Label.Worker] ?? '',
+      token: task.core?.[Label.Token] ?? '',
+      fields,
+      due_ms: dueMs ?? '',
+      due: dueMs === undefined ? '' : formatTime(new Date(dueMs)),
+      cancel: plan.cancel ?? '',
+      retention: context.options.failedOutcomeRetention, // retry.lua records an outcome only when it halts the task
+      most: context.options.outcomeLimit,
+      request,
+    }),
+  );
   return answer === 2 ? 'halted' : answer === 1 ? 'retried' : 'gone';
 }
 
