@@ -2,6 +2,7 @@ import type { Engine } from '../../lib/engine/engine.js';
 import { leanCreatable, prepareCreate, splitRequest } from '../../lib/engine/create.js';
 import { layoutVersion } from '../../lib/engine/keys.js';
 import { run, runRequest } from '../../lib/engine/run.js';
+import { argv } from '../../lib/engine/lua/arguments.js';
 import { engineContext, filterList, searchFor } from '../../lib/engine/runtime.js';
 import { encodeStored } from '../../lib/task/codec.js';
 import { Label, Method } from '../../lib/task/label.js';
@@ -21,13 +22,16 @@ async function createGeneral(engine: Engine, task: Task): Promise<string> {
   const context = engineContext(engine);
   const now = context.clock();
   const { args } = prepareCreate(task, now);
-  return (await runRequest(context, 'create', (request) => [
-    now.getTime(),
-    ...args,
-    layoutVersion,
-    request,
-    '',
-  ])) as string;
+  return (await runRequest(context, 'create', (request) =>
+    argv('create', {
+      ...args,
+      now_ms: now.getTime(),
+      layout: layoutVersion,
+      request,
+      after: '',
+      unique: '',
+    }),
+  )) as string;
 }
 
 const plainTasks: Task[] = [
@@ -122,13 +126,13 @@ describe('create: the lean form', () => {
     const context = engineContext(eon);
     const now = context.clock();
     const { stored } = prepareCreate({ meta: { n: 'a' } }, now);
-    const args = [
-      now.getTime(),
-      '',
-      encodeStored(stored),
+    const args = argv('create_lean', {
+      now_ms: now.getTime(),
+      task: '',
+      record: encodeStored(stored),
       ...splitRequest('me:0:7'),
-      layoutVersion,
-    ];
+      layout: layoutVersion,
+    });
     const id = await run(context, 'create', args);
     const before = await queueContents(q.redis, q.prefix);
     expect(await run(context, 'create', args)).toBe(id);

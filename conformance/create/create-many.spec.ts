@@ -2,6 +2,7 @@ import type { Engine } from '../../lib/engine/engine.js';
 import { createManyChunk } from '../../lib/engine/create-many.js';
 import { splitRequest } from '../../lib/engine/create.js';
 import { layoutVersion } from '../../lib/engine/keys.js';
+import { argv } from '../../lib/engine/lua/arguments.js';
 import { run } from '../../lib/engine/run.js';
 import { engineContext, filterList, searchFor } from '../../lib/engine/runtime.js';
 import { TaskCronError, TaskLimitError, TaskMetaEmptyError } from '../../lib/errors.js';
@@ -155,12 +156,21 @@ describe('engine.createMany', () => {
     const q = many();
     const context = engineContext(q.engine('eon'));
     const now = context.clock();
-    const args = [
-      now.getTime(),
-      layoutVersion,
+    const args = argv('create_many', {
+      now_ms: now.getTime(),
+      layout: layoutVersion,
       ...splitRequest('me:0:7'),
-      ...['a', 'b'].flatMap((n) => ['l', encodeStored({ meta: { n } }), '', '', '']),
-    ];
+    }).concat(
+      ['a', 'b'].flatMap((n) =>
+        argv('create_many_task', {
+          kind: 'l',
+          task: encodeStored({ meta: { n } }),
+          due_ms: '',
+          tick_p1_ms: '',
+          check_ms: '',
+        }),
+      ),
+    );
     const answer = await run(context, 'createMany', args);
     const before = await queueContents(q.redis, q.prefix);
     expect(await run(context, 'createMany', args)).toBe(answer);
@@ -321,12 +331,21 @@ describe('engine.createMany with unique', () => {
         meta: { n },
         node: { [Label.Method]: 'any' },
       });
-    const args = [
-      now.getTime(),
-      layoutVersion,
+    const args = argv('create_many', {
+      now_ms: now.getTime(),
+      layout: layoutVersion,
       ...splitRequest('me:0:8'),
-      ...['u', 'v'].flatMap((n) => ['uskip\0' + '0', task(n), '', '', '']),
-    ];
+    }).concat(
+      ['u', 'v'].flatMap((n) =>
+        argv('create_many_task', {
+          kind: 'uskip\0' + '0',
+          task: task(n),
+          due_ms: '',
+          tick_p1_ms: '',
+          check_ms: '',
+        }),
+      ),
+    );
     const answer = String(await run(context, 'createMany', args));
     const [created, skipped] = answer.split(',');
     expect(created).toMatch(/^created /);

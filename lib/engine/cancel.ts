@@ -3,6 +3,7 @@ import { assertOpen, readClock, type EngineContext } from './context.js';
 import { outcomeFields } from './outcome.js';
 import { runRequest } from './run.js';
 import { readId } from './status.js';
+import { argv } from './lua/arguments.js';
 
 /**
  * cancelTask stops a task (cancel.lua): removed if nobody claimed it,
@@ -18,13 +19,15 @@ export async function cancelTask(context: EngineContext, idArgument: unknown): P
   const fields = outcomeFields({
     error: new TaskCancelledError(`cancelled by ${context.options.worker}`),
   });
-  const answer = await runRequest(context, 'cancel', (request) => [
-    now.getTime(),
-    id,
-    fields,
-    context.options.outcomeRetention,
-    context.options.outcomeLimit,
-    request,
-  ]);
+  const answer = await runRequest(context, 'cancel', (request) =>
+    argv('cancel', {
+      now_ms: now.getTime(),
+      id,
+      fields,
+      retention: context.options.outcomeRetention,
+      most: context.options.outcomeLimit,
+      request,
+    }),
+  );
   return answer === 1;
 }

@@ -2,6 +2,7 @@ import { describe } from '../task/describe.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { readControlKey } from './control-key.js';
 import { run } from './run.js';
+import { argv } from './lua/arguments.js';
 
 /**
  * Cap is a concurrency cap (docs/semantics.md §3.15): at most `concurrency`
@@ -60,7 +61,13 @@ export async function setCap(context: EngineContext, cap: Cap): Promise<boolean>
   const { key, concurrency } = readCap(cap);
   assertOpen(context, 'setCap');
   const now = readClock(context.clock);
-  return (await run(context, 'caps', [now.getTime(), 'set', key, concurrency])) === 1;
+  return (
+    (await run(
+      context,
+      'caps',
+      argv('caps', { now_ms: now.getTime(), operation: 'set', key, concurrency }),
+    )) === 1
+  );
 }
 
 /** removeCap removes the cap of a meta key (none: the whole-queue cap); resolves whether there was one. */
@@ -68,7 +75,13 @@ export async function removeCap(context: EngineContext, key?: string): Promise<b
   const stored = readControlKey('removeCap', key);
   assertOpen(context, 'removeCap');
   const now = readClock(context.clock);
-  return (await run(context, 'caps', [now.getTime(), 'remove', stored])) === 1;
+  return (
+    (await run(
+      context,
+      'caps',
+      argv('caps', { now_ms: now.getTime(), operation: 'remove', key: stored, concurrency: '' }),
+    )) === 1
+  );
 }
 
 interface StoredCap {
@@ -82,7 +95,11 @@ interface StoredCap {
 export async function listCaps(context: EngineContext): Promise<CapState[]> {
   assertOpen(context, 'caps');
   const now = readClock(context.clock);
-  const reply = (await run(context, 'capsList', [now.getTime()])) as string;
+  const reply = (await run(
+    context,
+    'capsList',
+    argv('caps_list', { now_ms: now.getTime() }),
+  )) as string;
   const stored = JSON.parse(reply) as StoredCap[];
   const caps = stored.map((cap): CapState => {
     const values: Record<string, number> = {};

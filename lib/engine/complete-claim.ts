@@ -2,11 +2,13 @@ import { formatTime } from '../task/time.js';
 import type { EngineContext } from './context.js';
 import type { FilterList } from './filters.js';
 import type { Task } from '../task/task.js';
+import { argv, type ArgumentValues } from './lua/arguments.js';
 import { broadcastArgs, idList, leanClaimOf, type Parking } from './search.js';
 
 /**
  * The arguments of complete-claim.lua, the worker runtime's common step: the
- * call's header, then four per entry. It takes what a worker's plain
+ * call's header (the complete_claim list of lua/arguments.ts), then a
+ * claim_entry list per entry. It takes what a worker's plain
  * completion needs, passed apart so the script splits no string; the
  * completions it cannot carry (another worker's copy, a requeue, a gate,
  * sync, spawned tasks; entries of different filters or parking) go to
@@ -16,7 +18,7 @@ import { broadcastArgs, idList, leanClaimOf, type Parking } from './search.js';
 /** ClaimEntry is one entry of a call: the task to complete (none for a claim alone) and its slot's parking. */
 export interface ClaimEntry {
   /** The delete as delete-search folds it (delete.ts prepareDelete `folded`), or undefined for a claim alone. */
-  folded?: readonly string[];
+  folded?: ArgumentValues<'folded_delete'>;
   /** The copy completed: the record its lean claim answered goes along, while the copy is of that claim. */
   task?: Task;
   parking?: Parking;
@@ -27,15 +29,19 @@ export interface ClaimEntry {
  * complete-claim cannot carry its delete: the copy is not of this engine's
  * worker, or has rare fields.
  */
-export function claimEntryArgs(context: EngineContext, entry: ClaimEntry): string[] | undefined {
+export function claimEntryArgs(
+  context: EngineContext,
+  entry: ClaimEntry,
+): (string | number)[] | undefined {
   const slot = entry.parking?.slot ?? '';
-  if (entry.folded === undefined) return ['', '', '', '', slot];
-  const [id = '', worker, token = '', outcome = '', rare] = entry.folded;
+  if (entry.folded === undefined)
+    return argv('claim_entry', { id: '', token: '', record: '', outcome: '', slot });
+  const { id, worker, token, outcome, rare } = entry.folded;
   if (worker !== context.options.worker || rare !== '') return undefined;
   const claim = entry.task === undefined ? undefined : leanClaimOf(entry.task);
   // a copy whose token was changed since is not of that claim: the script decodes the record
   const seen = claim !== undefined && claim.token === token ? claim.record : '';
-  return [id, token, seen, outcome, slot];
+  return argv('claim_entry', { id, token, record: seen, outcome, slot });
 }
 
 /**
@@ -53,7 +59,7 @@ export function sharedParking(entries: readonly ClaimEntry[]): string | undefine
 }
 
 /**
- * claimHeaderArgs are complete-claim.lua's ARGV[1-13] for a call at nowMs with
+ * claimHeaderArgs are complete-claim.lua's complete_claim arguments for a call at nowMs with
  * the request (requests.ts) passed as its key and number, the searches'
  * filters, the ids none may claim and how long their slots park.
  */
@@ -66,27 +72,35 @@ export function claimHeaderArgs(
   parkForMs: string,
 ): (string | number)[] {
   const leaseEndMs = nowMs + context.options.expiry;
-  const [floors = '', skips = ''] = broadcastArgs(context, filters);
+  const { floors, skip } = broadcastArgs(context, filters);
   const redeliver = idList(context.ledger.redeliverIds(nowMs));
   const excluded = idList(exclude);
   const rare =
-    redeliver === '' && excluded === '' && filters.texts === '' && skips === ''
+    redeliver === '' && excluded === '' && filters.texts === '' && skip === ''
       ? ''
-      : JSON.stringify([redeliver, excluded, filters.texts, filters.ids, skips]);
+      : JSON.stringify(
+          argv('claim_rare', {
+            redeliver,
+            exclude: excluded,
+            filters: filters.texts,
+            filter_ids: filters.ids,
+            skip,
+          }),
+        );
   const split = request.lastIndexOf(':');
-  return [
-    nowMs,
-    context.options.worker,
-    formatTime(new Date(leaseEndMs)),
-    leaseEndMs,
-    context.startMs,
-    context.selfKey,
-    split < 0 ? '' : request.slice(0, split),
-    split < 0 ? '' : request.slice(split + 1),
-    context.options.outcomeRetention,
-    context.options.outcomeLimit,
+  return argv('complete_claim', {
+    now_ms: nowMs,
+    worker: context.options.worker,
+    expiry: formatTime(new Date(leaseEndMs)),
+    expiry_ms: leaseEndMs,
+    start_ms: context.startMs,
+    self_key: context.selfKey,
+    request_key: split < 0 ? '' : request.slice(0, split),
+    request_number: split < 0 ? '' : request.slice(split + 1),
+    retention: context.options.outcomeRetention,
+    most: context.options.outcomeLimit,
     floors,
-    parkForMs,
+    park_for_ms: parkForMs,
     rare,
-  ];
+  });
 }

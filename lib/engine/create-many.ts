@@ -22,6 +22,7 @@ import {
   type UniqueCreate,
   type UniqueOptions,
 } from './unique.js';
+import { argv } from './lua/arguments.js';
 
 /**
  * How many tasks one create-many script call stores at most: the call's
@@ -108,7 +109,7 @@ function prepareAt(
     const prepared = prepareCreate(given, now);
     if (unique !== undefined) {
       markUnique(unique, prepared.stored, prepared.plan);
-      prepared.args[0] = encodeTask(prepared.stored);
+      prepared.args.task = encodeTask(prepared.stored);
     }
     return { ...prepared, unique };
   } catch (error) {
@@ -124,25 +125,30 @@ async function createChunk(
 ): Promise<UniqueCreate[]> {
   const ends = chunk.map(({ stored }) => beginCreate(context, stored));
   // a unique task takes the general path, its kind `u<mode>\0<ttl>` (create-many.lua)
-  const taskArgs = chunk.flatMap(({ stored, args, unique }, index): (string | number)[] =>
+  const taskArgs = chunk.flatMap(({ stored, args, unique }, index) =>
     unique === undefined && leanCreatable(stored, args)
-      ? ['l', encodeStored(stored), '', '', '']
-      : [
-          unique === undefined ? 'g' : `u${unique.argument}`,
-          ends[index] === undefined ? args[0] : encodeTask(stored),
-          args[1],
-          args[2],
-          args[3],
-        ],
+      ? argv('create_many_task', {
+          kind: 'l',
+          task: encodeStored(stored),
+          due_ms: '',
+          tick_p1_ms: '',
+          check_ms: '',
+        })
+      : argv('create_many_task', {
+          ...args,
+          kind: unique === undefined ? 'g' : `u${unique.argument}`,
+          task: ends[index] === undefined ? args.task : encodeTask(stored),
+        }),
   );
   let answer: string;
   try {
-    answer = (await runRequest(context, 'createMany', (request) => [
-      now.getTime(),
-      layoutArg(context),
-      ...splitRequest(request),
-      ...taskArgs,
-    ])) as string;
+    answer = (await runRequest(context, 'createMany', (request) =>
+      argv('create_many', {
+        now_ms: now.getTime(),
+        layout: layoutArg(context),
+        ...splitRequest(request),
+      }).concat(taskArgs),
+    )) as string;
   } catch (error) {
     for (const end of ends) end?.(undefined, error);
     throw error;

@@ -21,6 +21,7 @@ import {
   type UniqueCreate,
   type UniqueOptions,
 } from './unique.js';
+import { argv, type ArgumentValues } from './lua/arguments.js';
 
 /**
  * createTask stores a new task (docs/semantics.md §3.1): validation of a snapshot of
@@ -53,7 +54,7 @@ export async function createAny(
   const { stored, sources, plan, args } = prepareCreate(given, now);
   if (unique !== undefined) {
     markUnique(unique, stored, plan);
-    args[0] = encodeTask(stored);
+    args.task = encodeTask(stored);
   }
   if (after !== '' && plan.ticks !== undefined) {
     throw new TaskCronError('create: a cron template cannot be created after another task');
@@ -69,23 +70,28 @@ export async function createAny(
   // observers (tracing) may add core labels of their own: after validation,
   // so the task is encoded again when they did
   const end = beginCreate(context, stored);
-  const [, ...rest] = args;
   // a unique task (option `unique`) is checked by the general path only
   const lean = after === '' && unique === undefined && leanCreatable(stored, args);
   let answer: string;
   try {
     answer = (await runRequest(context, 'create', (request) =>
       lean
-        ? [now.getTime(), '', encodeStored(stored), ...splitRequest(request), layoutArg(context)]
-        : [
-            now.getTime(),
-            end === undefined ? args[0] : encodeTask(stored),
-            ...rest,
-            layoutVersion,
+        ? argv('create_lean', {
+            now_ms: now.getTime(),
+            task: '',
+            record: encodeStored(stored),
+            ...splitRequest(request),
+            layout: layoutArg(context),
+          })
+        : argv('create', {
+            ...args,
+            now_ms: now.getTime(),
+            task: end === undefined ? args.task : encodeTask(stored),
+            layout: layoutVersion,
             request,
             after,
-            unique?.argument ?? '',
-          ],
+            unique: unique?.argument ?? '',
+          }),
     )) as string;
   } catch (error) {
     end?.(undefined, error);
@@ -132,8 +138,7 @@ export interface CreateOptions {
  * it to the general path when the queue's features change what it writes.
  */
 export function leanCreatable(task: Task, args: PreparedCreate['args']): boolean {
-  const [, dueMs, tickP1Ms, checkMs] = args;
-  if (dueMs !== '' || tickP1Ms !== '' || checkMs !== '') return false;
+  if (args.due_ms !== '' || args.tick_p1_ms !== '' || args.check_ms !== '') return false;
   if (task.cron !== undefined || task.gate !== undefined || task.root !== undefined) return false;
   const method = task.node?.[Label.Method];
   if (method === Method.All || method === Method.Uni) return false;
@@ -153,9 +158,9 @@ export function layoutArg(context: EngineContext): string {
 }
 
 /** splitRequest: an idempotent request's key `<instance>:<slot>` and number, as the lean scripts take them. */
-export function splitRequest(request: string): [string, string] {
+export function splitRequest(request: string): { request_key: string; request_number: string } {
   const colon = request.lastIndexOf(':');
-  return [request.slice(0, colon), request.slice(colon + 1)];
+  return { request_key: request.slice(0, colon), request_number: request.slice(colon + 1) };
 }
 
 function readAfter(options: unknown): string {
@@ -172,8 +177,8 @@ export interface PreparedCreate {
   stored: Task;
   sources: Snapshot['sources'];
   plan: CreatePlan;
-  /** The script's arguments for the task: its JSON, due ms, tick+1 ms, tick-1 check ms. */
-  args: [string, number | '', number | '', number | ''];
+  /** The script's arguments for the task (as a spawned task passes them): its JSON, due ms, tick+1 ms, tick-1 check ms. */
+  args: ArgumentValues<'spawned'>;
 }
 
 /** prepareCreate validates a task (C1-C17) and computes what its create script needs. */
@@ -199,7 +204,12 @@ export function prepareCreate(argument: unknown, now: Date): PreparedCreate {
     stored,
     sources,
     plan,
-    args: [encodeTask(stored), plan.exactAt?.getTime() ?? '', tickP1Ms, checkMs],
+    args: {
+      task: encodeTask(stored),
+      due_ms: plan.exactAt?.getTime() ?? '',
+      tick_p1_ms: tickP1Ms,
+      check_ms: checkMs,
+    },
   };
 }
 

@@ -7,6 +7,7 @@ import { formatTime, tryParseTime } from '../task/time.js';
 import { validateDelete } from '../task/validate.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { layoutVersion } from './keys.js';
+import { argumentValues, argv, type ArgumentValues } from './lua/arguments.js';
 import { completedTask, countTasks } from './observe.js';
 import { runRequest } from './run.js';
 
@@ -30,10 +31,9 @@ export async function deleteTask(
   } else {
     let reply: DeleteReply;
     try {
-      reply = (await runRequest(context, 'delete', (request) => [
-        ...prepared.args,
-        request,
-      ])) as DeleteReply;
+      reply = (await runRequest(context, 'delete', (request) =>
+        argv('delete', { ...prepared.values, request }),
+      )) as DeleteReply;
     } catch (error) {
       throw explainDefer(error, prepared.deferProblem);
     }
@@ -56,18 +56,18 @@ export async function completeBroadcastLocally(
   now: Date,
 ): Promise<void> {
   if (children !== '') {
-    const entries = JSON.parse(children) as (string | number)[][];
-    for (const [task = '', due = '', tickP1 = '', check = ''] of entries) {
-      await runRequest(context, 'create', (request) => [
-        now.getTime(),
-        task,
-        due,
-        tickP1,
-        check,
-        layoutVersion,
-        request,
-        '',
-      ]);
+    const entries = JSON.parse(children) as unknown[][];
+    for (const entry of entries) {
+      await runRequest(context, 'create', (request) =>
+        argv('create', {
+          ...argumentValues('spawned', entry),
+          now_ms: now.getTime(),
+          layout: layoutVersion,
+          request,
+          after: '',
+          unique: '',
+        }),
+      );
     }
   }
   context.ledger.complete(id);
@@ -83,17 +83,15 @@ export function countDelete(context: EngineContext, [result, emitted, halted]: D
 
 /**
  * DeletePreparation is a validated delete: done locally (completeBroadcastLocally), or the delete
- * script's arguments (`args`) and the same delete as an entry of
- * delete-search (`folded`: the id, the copy's worker and token, the
- * outcome's fields, and '' or the JSON array of the rare fields; the instant
- * and the outcome settings are that call's).
+ * script's arguments but the request (`values`) and the same delete as an entry of
+ * delete-search (`folded`: the instant and the outcome settings are that call's).
  */
 export type DeletePreparation =
   | { completedLocally: true; id: string }
   | {
       completedLocally: false;
-      args: (string | number)[];
-      folded: string[];
+      values: Omit<ArgumentValues<'delete'>, 'request'>;
+      folded: ArgumentValues<'folded_delete'>;
       /** What is wrong with the copy's @defer, when the script is to reject it. */
       deferProblem?: string;
     };
@@ -107,8 +105,20 @@ function explainDefer(error: unknown, problem: string | undefined): unknown {
   return new TaskCronError(`${error.message}: ${problem}`);
 }
 
-/** What a worker's completion has in the rare fields (delete.lua ARGV[4-12], ARGV[17]). */
-const commonRare = ['0', '0', '1', '', '', '', '', '', '', ''];
+/** What a worker's completion has in the rare fields (delete_rare). */
+const commonRare: ArgumentValues<'delete_rare'> = {
+  bypass: '0',
+  requeue: '0',
+  defer_ok: '1',
+  requeued: '',
+  due_ms: '',
+  tick_p1_ms: '',
+  gate: '',
+  sync: '',
+  root_id: '',
+  children: '',
+};
+const commonRareArgs = argv('delete_rare', commonRare);
 
 /**
  * prepareDelete validates a delete (DL1-DL4), tells a broadcast copy this
@@ -143,36 +153,41 @@ export function prepareDelete(
   const trigger = copy.gate !== undefined && Object.values(copy.gate).includes(Gate.Trigger);
   const sync =
     copy.sync !== undefined && Object.keys(copy.sync).length > 0 ? JSON.stringify(copy.sync) : '';
-  // delete.lua ARGV[4-12] and ARGV[17], in that order
-  const rare = [
-    plan.bypass ? '1' : '0',
-    requeue === undefined ? '0' : '1',
-    requeue?.deferValid === false ? '0' : '1',
-    requeue === undefined ? '' : encodeTask(requeue.maps),
-    String(requeue?.dueMs ?? ''),
-    String(requeue?.tickP1Ms ?? ''),
-    trigger ? JSON.stringify(copy.gate) : '',
+  const rare: ArgumentValues<'delete_rare'> = {
+    bypass: plan.bypass ? '1' : '0',
+    requeue: requeue === undefined ? '0' : '1',
+    defer_ok: requeue?.deferValid === false ? '0' : '1',
+    requeued: requeue === undefined ? '' : encodeTask(requeue.maps),
+    due_ms: String(requeue?.dueMs ?? ''),
+    tick_p1_ms: String(requeue?.tickP1Ms ?? ''),
+    gate: trigger ? JSON.stringify(copy.gate) : '',
     sync,
-    copy.root?.[Label.Object] ?? '',
+    root_id: copy.root?.[Label.Object] ?? '',
     children,
-  ];
+  };
   const worker = copy.core?.[Label.Worker] ?? '';
   const token = copy.core?.[Label.Token] ?? '';
-  const common = rare.every((value, index) => value === commonRare[index]);
+  const rareArgs = argv('delete_rare', rare);
+  const common = commonRareArgs.every((value, index) => value === rareArgs[index]);
   return {
     completedLocally: false,
-    args: [
-      now.getTime(),
-      plan.objectId,
+    values: {
+      now_ms: now.getTime(),
+      id: plan.objectId,
       worker,
-      ...rare.slice(0, 9),
+      ...rare,
       token,
       outcome,
-      context.options.outcomeRetention,
-      context.options.outcomeLimit,
-      children,
-    ],
-    folded: [plan.objectId, worker, token, outcome, common ? '' : JSON.stringify(rare)],
+      retention: context.options.outcomeRetention,
+      most: context.options.outcomeLimit,
+    },
+    folded: {
+      id: plan.objectId,
+      worker,
+      token,
+      outcome,
+      rare: common ? '' : JSON.stringify(rareArgs),
+    },
     ...(requeue?.deferProblem === undefined ? {} : { deferProblem: requeue.deferProblem }),
   };
 }

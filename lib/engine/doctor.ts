@@ -6,6 +6,7 @@ import { layoutVersion } from './keys.js';
 import { readLayout } from './layout.js';
 import { runScript, scripts } from './lua/scripts.js';
 import { aclProbes } from './acl.js';
+import { argv } from './lua/arguments.js';
 
 /** DoctorStatus: `ok`, `warn` (works, but something can be lost or is unknown), `fail` (fix it). */
 export type DoctorStatus = 'ok' | 'warn' | 'fail';
@@ -361,9 +362,12 @@ async function scriptDenials(
   const script = context.scripts.aclCheck;
   let positions: unknown;
   try {
-    positions = await runScript(context.connection.client, script, context.keys, [
-      JSON.stringify(probes),
-    ]);
+    positions = await runScript(
+      context.connection.client,
+      script,
+      context.keys,
+      argv('acl_check', { probes: JSON.stringify(probes) }),
+    );
   } catch (error) {
     if (error instanceof Error && error.name === 'ReplyError') return undefined;
     throw error;

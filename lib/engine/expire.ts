@@ -1,6 +1,7 @@
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { countTasks } from './observe.js';
 import { run } from './run.js';
+import { argv } from './lua/arguments.js';
 
 /** How many tasks one expire script deletes or revokes at most, per kind. */
 const expireBatch = 500;
@@ -21,17 +22,21 @@ export async function expireTasks(context: EngineContext): Promise<void> {
   const counts = { retired: 0, revoked: 0, halted: 0 };
   try {
     for (;;) {
-      const [retired = 0, revoked = 0, more, halted = 0] = (await run(context, 'expire', [
-        now,
-        cutoff,
-        expireBatch,
-        sweep,
-        now - context.options.clockSkew,
-        context.options.outcomeRetention,
-        context.options.outcomeLimit,
-        context.options.failedOutcomeRetention,
-        now - context.options.haltedRetention,
-      ])) as number[];
+      const [retired = 0, revoked = 0, more, halted = 0] = (await run(
+        context,
+        'expire',
+        argv('expire', {
+          now_ms: now,
+          cutoff,
+          batch: expireBatch,
+          sweep,
+          revoke_ms: now - context.options.clockSkew,
+          retention: context.options.outcomeRetention,
+          most: context.options.outcomeLimit,
+          failed: context.options.failedOutcomeRetention,
+          halted_cutoff: now - context.options.haltedRetention,
+        }),
+      )) as number[];
       counts.retired += retired;
       counts.revoked += revoked;
       counts.halted += halted;

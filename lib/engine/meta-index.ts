@@ -1,5 +1,6 @@
 import type { EngineContext } from './context.js';
 import { run } from './run.js';
+import { argv } from './lua/arguments.js';
 
 /**
  * listMetaIndexes makes sure the queue lists its tasks by the meta keys of
@@ -26,7 +27,7 @@ export function listMetaIndexes(context: EngineContext): Promise<void> | undefin
 
 async function listAll(context: EngineContext): Promise<void> {
   const keys = JSON.stringify(context.options.metaIndexes);
-  while ((await run(context, 'metaIndex', [keys])) !== 1) {
+  while ((await run(context, 'metaIndex', argv('meta_index', { keys }))) !== 1) {
     // the next call lists the next records
   }
 }

@@ -9,6 +9,7 @@ import { prepareCreate } from './create.js';
 import { layoutVersion } from './keys.js';
 import { readTaskById } from './read.js';
 import { runRequest } from './run.js';
+import { argv, type ArgumentValues } from './lua/arguments.js';
 
 /** ScheduleResult is what `engine.schedule` answers. */
 export interface ScheduleResult {
@@ -39,7 +40,7 @@ export async function scheduleTemplate(
       );
     }
     stored.core = { ...stored.core, [Label.Schedule]: name };
-    return [encodeTask(stored), args[2], args[3]];
+    return { task: encodeTask(stored), tick_p1_ms: args.tick_p1_ms, check_ms: args.check_ms };
   });
   const [action = '', id = ''] = answer.split(' ');
   if (action !== 'created' && action !== 'updated' && action !== 'unchanged') {
@@ -53,7 +54,8 @@ export async function unscheduleTemplate(
   context: EngineContext,
   nameArgument: unknown,
 ): Promise<boolean> {
-  return (await runSchedule(context, 'unschedule', nameArgument, () => ['', '', ''])) !== 'none';
+  const none = { task: '', tick_p1_ms: '', check_ms: '' };
+  return (await runSchedule(context, 'unschedule', nameArgument, () => none)) !== 'none';
 }
 
 /**
@@ -64,21 +66,18 @@ async function runSchedule(
   context: EngineContext,
   operation: 'schedule' | 'unschedule',
   nameArgument: unknown,
-  template: (name: string, now: Date) => [string, number | '', number | ''],
+  template: (
+    name: string,
+    now: Date,
+  ) => Pick<ArgumentValues<'schedule'>, 'task' | 'tick_p1_ms' | 'check_ms'>,
 ): Promise<string> {
   assertOpen(context, operation);
   const name = readName(operation, nameArgument);
   const now = readClock(context.clock);
-  const [task, tickP1Ms, checkMs] = template(name, now);
-  return (await runRequest(context, 'schedule', (request) => [
-    now.getTime(),
-    name,
-    task,
-    tickP1Ms,
-    checkMs,
-    layoutVersion,
-    request,
-  ])) as string;
+  const values = template(name, now);
+  return (await runRequest(context, 'schedule', (request) =>
+    argv('schedule', { ...values, now_ms: now.getTime(), name, layout: layoutVersion, request }),
+  )) as string;
 }
 
 function readName(operation: string, name: unknown): string {

@@ -8,6 +8,7 @@ import { listMetaIndexes } from './meta-index.js';
 import { run } from './run.js';
 import { readOutcome, type Outcome } from './outcome.js';
 import { Label } from '../task/label.js';
+import { argv } from './lua/arguments.js';
 
 /** TaskPageOptions selects a page of `engine.tasks()`; every field is optional. */
 export interface TaskPageOptions {
@@ -69,13 +70,17 @@ export async function listPage(context: EngineContext, options: unknown): Promis
   const tasks: Task[] = [];
   let next = position;
   for (let read = 0; read < pageBudget && tasks.length < limit;) {
-    const [after = '', readText = '', ...flat] = (await run(context, 'page', [
-      state,
-      queryJson,
-      limit - tasks.length,
-      next,
-      Math.min(stepBudget, pageBudget - read),
-    ])) as string[];
+    const [after = '', readText = '', ...flat] = (await run(
+      context,
+      'page',
+      argv('page', {
+        state,
+        query: queryJson,
+        limit: limit - tasks.length,
+        position: next,
+        budget: Math.min(stepBudget, pageBudget - read),
+      }),
+    )) as string[];
     read += Math.max(1, Number(readText) || 0);
     for (let index = 0; index + 1 < flat.length; index += 2) {
       const task = tryDecodeStored(flat[index] ?? '', flat[index + 1]);

@@ -1,5 +1,6 @@
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { run } from './run.js';
+import { argv } from './lua/arguments.js';
 
 /**
  * pauseQueue pauses (`paused` true) or resumes the whole queue
@@ -10,5 +11,5 @@ export async function pauseQueue(context: EngineContext, paused: boolean): Promi
   const operation = paused ? 'pause' : 'resume';
   assertOpen(context, operation);
   const now = readClock(context.clock);
-  return (await run(context, 'pause', [now.getTime(), operation])) === 1;
+  return (await run(context, 'pause', argv('pause', { now_ms: now.getTime(), operation }))) === 1;
 }

@@ -3,6 +3,7 @@ import { describe } from '../task/describe.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { readControlKey } from './control-key.js';
 import { run } from './run.js';
+import { argv } from './lua/arguments.js';
 
 /**
  * RateLimit is a rate limit (docs/semantics.md §3.16): at most N claims in
@@ -58,7 +59,13 @@ export async function setRateLimit(context: EngineContext, rate: RateLimit): Pro
   const { key, claims, windowMs } = readRateLimit(rate);
   assertOpen(context, 'setRateLimit');
   const now = readClock(context.clock);
-  return (await run(context, 'rates', [now.getTime(), 'set', key, claims, windowMs])) === 1;
+  return (
+    (await run(
+      context,
+      'rates',
+      argv('rates', { now_ms: now.getTime(), operation: 'set', key, claims, window_ms: windowMs }),
+    )) === 1
+  );
 }
 
 /** removeRateLimit removes the limit of a meta key (none: the whole queue's); resolves whether there was one. */
@@ -66,7 +73,19 @@ export async function removeRateLimit(context: EngineContext, key?: string): Pro
   const stored = readControlKey('removeRateLimit', key);
   assertOpen(context, 'removeRateLimit');
   const now = readClock(context.clock);
-  return (await run(context, 'rates', [now.getTime(), 'remove', stored])) === 1;
+  return (
+    (await run(
+      context,
+      'rates',
+      argv('rates', {
+        now_ms: now.getTime(),
+        operation: 'remove',
+        key: stored,
+        claims: '',
+        window_ms: '',
+      }),
+    )) === 1
+  );
 }
 
 /** listRateLimits reads the declared rate limits, the whole queue's first, then by key. */

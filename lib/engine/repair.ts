@@ -5,6 +5,7 @@ import { tryParseTime } from '../task/time.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { layoutVersion } from './keys.js';
 import { runUnchecked } from './run.js';
+import { argv } from './lua/arguments.js';
 
 /** How many records one step of repair reads. */
 const repairBatch = 100;
@@ -31,7 +32,7 @@ export interface RepairReport {
 export async function repairQueue(context: EngineContext): Promise<RepairReport> {
   assertOpen(context, 'repair');
   const nowMs = readClock(context.clock).getTime();
-  await runUnchecked(context, 'repairStart', [layoutVersion]);
+  await runUnchecked(context, 'repairStart', argv('repair_start', { layout: layoutVersion }));
   context.layoutCheck = undefined;
   context.layoutChecked = true;
   context.layoutStored = true;
@@ -41,10 +42,11 @@ export async function repairQueue(context: EngineContext): Promise<RepairReport>
   const report: RepairReport = { tasks: 0, skipped: 0, steps: 1 };
   let cursor = '0';
   do {
-    const [next = '0', ...flat] = (await runUnchecked(context, 'repairRead', [
-      cursor,
-      repairBatch,
-    ])) as string[];
+    const [next = '0', ...flat] = (await runUnchecked(
+      context,
+      'repairRead',
+      argv('repair_read', { cursor, count: repairBatch }),
+    )) as string[];
     const entries: [string, string, number | '', number | '-inf' | '', number | ''][] = [];
     for (let index = 0; index + 1 < flat.length; index += 2) {
       const id = flat[index] ?? '';
@@ -55,10 +57,11 @@ export async function repairQueue(context: EngineContext): Promise<RepairReport>
     }
     report.steps += 2;
     if (entries.length > 0) {
-      const indexed = (await runUnchecked(context, 'repairWrite', [
-        nowMs,
-        JSON.stringify(entries),
-      ])) as number;
+      const indexed = (await runUnchecked(
+        context,
+        'repairWrite',
+        argv('repair_write', { now_ms: nowMs, entries: JSON.stringify(entries) }),
+      )) as number;
       report.tasks += indexed;
       report.skipped += entries.length - indexed;
     }

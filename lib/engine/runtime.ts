@@ -9,6 +9,7 @@ import { completeBroadcastLocally, countDelete, deleteTask, prepareDelete } from
 import { claimEntryArgs, claimHeaderArgs, sharedParking } from './complete-claim.js';
 import { filterList, type FilterList } from './filters.js';
 import { contextOf } from './context-registry.js';
+import { argv } from './lua/arguments.js';
 import { completedTask, countTasks, observe } from './observe.js';
 import { run, runRequest } from './run.js';
 import {
@@ -19,7 +20,7 @@ import {
   pruneLedger,
   readSearchReply,
   retry,
-  foldedSearchArgs,
+  foldedSearchValues,
   searchWith,
   type Parking,
   type SearchReply,
@@ -92,7 +93,7 @@ async function completeAndSearch(
   /** the delete-search arguments of each completion sent, by its index */
   const entries = new Map<number, (string | number)[]>();
   /** the same for complete-claim, while every step so far fits it */
-  let leanEntries: Map<number, string[]> | undefined = new Map();
+  let leanEntries: Map<number, (string | number)[]> | undefined = new Map();
   for (let index = 0; index < completions.length; index++) {
     const step = completions[index] as Step;
     const { task, filters, parking, outcome, children } = step;
@@ -110,11 +111,13 @@ async function completeAndSearch(
       else leanEntries?.set(index, lean);
       if (prepared === undefined) continue; // a claim alone: complete-claim carries it
       entries.set(index, [
-        ...prepared.folded,
-        filters.texts,
-        filters.ids,
-        ...parkingArgs(parking, nowMs),
-        ...broadcastArgs(context, filters),
+        ...argv('folded_delete', prepared.folded),
+        ...argv('entry_search', {
+          filters: filters.texts,
+          filter_ids: filters.ids,
+          ...parkingArgs(parking, nowMs),
+          ...broadcastArgs(context, filters),
+        }),
       ]);
     } catch (error) {
       outcomes[index] = { deleted: false, error };
@@ -130,7 +133,7 @@ async function completeAndSearch(
     leanEntries !== undefined &&
     parkFor !== undefined &&
     sentSteps.every((step) => step.filters.texts === filters?.texts);
-  let sent = [...(lean ? (leanEntries as Map<number, string[]>) : entries).keys()];
+  let sent = [...(lean ? (leanEntries as Map<number, (string | number)[]>) : entries).keys()];
   if (sent.length > 0) {
     const pruning = pruneLedger(context, nowMs);
     if (pruning !== undefined) await pruning;
@@ -147,9 +150,11 @@ async function completeAndSearch(
           ),
         )
       : runRequest(context, 'deleteSearch', (request) =>
-          foldedSearchArgs(context, callMs, request, exclude).concat(
-            context.options.outcomeRetention,
-            context.options.outcomeLimit,
+          argv('folded_search', foldedSearchValues(context, callMs, request, exclude)).concat(
+            argv('delete_search', {
+              retention: context.options.outcomeRetention,
+              most: context.options.outcomeLimit,
+            }),
             batch.flatMap((index) => entries.get(index) ?? []),
           ),
         ))) as DeleteSearchReply[];
@@ -283,7 +288,11 @@ export async function unparkSlots(engine: object, slots: string[]): Promise<void
   const context = contextOf(engine);
   if (context.closed || slots.length === 0) return;
   const now = readClock(context.clock);
-  await run(context, 'unpark', [now.getTime(), context.options.worker, ...slots]);
+  await run(
+    context,
+    'unpark',
+    argv('unpark', { now_ms: now.getTime(), worker: context.options.worker }).concat(slots),
+  );
 }
 
 /**
@@ -321,12 +330,15 @@ async function release(
   if (id === undefined) return false;
   const token = readCoreLabel(task, Label.Token) ?? '';
   const now = readClock(context.clock);
-  const args = [now.getTime(), id, context.options.worker, token];
-  if (cutShort !== undefined) args.push('failed', cutShort);
-  if (holdMs !== undefined) {
-    if (cutShort === undefined) args.push('', '');
-    args.push(now.getTime() + holdMs);
-  }
+  const args = argv('release', {
+    now_ms: now.getTime(),
+    id,
+    worker: context.options.worker,
+    token,
+    state: cutShort === undefined ? '' : 'failed',
+    fields: cutShort ?? '',
+    hold: holdMs === undefined ? '' : now.getTime() + holdMs,
+  });
   return (await run(context, 'release', args)) === 1;
 }
 
@@ -350,7 +362,7 @@ export const spawnMost = 100;
 export function prepareSpawn(engine: object, task: Task): unknown[] {
   const context = contextOf(engine);
   const { args } = prepareCreate(task, readClock(context.clock));
-  return args;
+  return argv('spawned', args);
 }
 
 /**
@@ -369,15 +381,17 @@ export async function failTask(
   const id = readObjectId(task);
   if (id === undefined) return false;
   const now = readClock(context.clock);
-  const answer = await runRequest(context, 'fail', (request) => [
-    now.getTime(),
-    id,
-    task.core?.[Label.Worker] ?? '',
-    task.core?.[Label.Token] ?? '',
-    state,
-    fields,
-    request,
-  ]);
+  const answer = await runRequest(context, 'fail', (request) =>
+    argv('fail', {
+      now_ms: now.getTime(),
+      id,
+      worker: task.core?.[Label.Worker] ?? '',
+      token: task.core?.[Label.Token] ?? '',
+      state,
+      fields,
+      request,
+    }),
+  );
   return answer === 1;
 }
 
@@ -408,19 +422,21 @@ export async function retryTask(
   if (id === undefined) return 'gone';
   const now = readClock(context.clock);
   const dueMs = plan.dueMs !== undefined && plan.dueMs > now.getTime() ? plan.dueMs : undefined;
-  const answer = await runRequest(context, 'retry', (request) => [
-    now.getTime(),
-    id,
-    task.core?.[Label.Worker] ?? '',
-    task.core?.[Label.Token] ?? '',
-    fields,
-    dueMs ?? '',
-    dueMs === undefined ? '' : formatTime(new Date(dueMs)),
-    plan.cancel ?? '',
-    context.options.failedOutcomeRetention, // retry.lua records an outcome only when it halts the task
-    context.options.outcomeLimit,
-    request,
-  ]);
+  const answer = await runRequest(context, 'retry', (request) =>
+    argv('retry', {
+      now_ms: now.getTime(),
+      id,
+      worker: task.core?.[Label.Worker] ?? '',
+      token: task.core?.[Label.Token] ?? '',
+      fields,
+      due_ms: dueMs ?? '',
+      due: dueMs === undefined ? '' : formatTime(new Date(dueMs)),
+      cancel: plan.cancel ?? '',
+      retention: context.options.failedOutcomeRetention, // retry.lua records an outcome only when it halts the task
+      most: context.options.outcomeLimit,
+      request,
+    }),
+  );
   return answer === 2 ? 'halted' : answer === 1 ? 'retried' : 'gone';
 }
 

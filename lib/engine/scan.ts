@@ -5,6 +5,7 @@ import { validateExists, validateLister } from '../task/validate.js';
 import { assertOpen, type EngineContext } from './context.js';
 import { listMetaIndexes } from './meta-index.js';
 import { run } from './run.js';
+import { argv } from './lua/arguments.js';
 
 /**
  * How many records one scan script reads (it stops at the first `HSCAN` batch
@@ -50,12 +51,11 @@ async function scan(
   await listMetaIndexes(context);
   let cursor = '0';
   do {
-    const [next = '0', ...matches] = (await run(context, 'scan', [
-      json,
-      cursor,
-      scanBudget,
-      first ? '1' : '0',
-    ])) as string[];
+    const [next = '0', ...matches] = (await run(
+      context,
+      'scan',
+      argv('scan', { query: json, cursor, budget: scanBudget, first: first ? '1' : '0' }),
+    )) as string[];
     for (let index = 0; index + 1 < matches.length; index += 2) {
       found(decodeStored(matches[index] ?? '', matches[index + 1] ?? ''));
     }

@@ -5,6 +5,7 @@ import { formatTime } from '../task/time.js';
 import { validateFilter } from '../task/validate.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { filterList, noFilters, type FilterList } from './filters.js';
+import { argv, type ArgumentValues } from './lua/arguments.js';
 import { runRequest } from './run.js';
 
 /** SearchReply is what the search script answers (see search.lua). */
@@ -119,59 +120,62 @@ function searchArgs(
   resume = '',
   parking?: Parking,
 ): (string | number)[] {
-  const leaseEndMs = nowMs + context.options.expiry;
-  return [
-    nowMs,
-    context.options.worker,
-    formatTime(new Date(leaseEndMs)),
-    leaseEndMs,
-    filters.texts,
+  return argv('search', {
+    ...foldedSearchValues(context, nowMs, request, exclude),
+    filters: filters.texts,
     ...broadcastArgs(context, filters),
-    idList(context.ledger.redeliverIds(nowMs)),
-    context.startMs,
-    idList(exclude),
-    context.selfKey,
     resume,
-    filters.ids,
+    filter_ids: filters.ids,
     ...parkingArgs(parking, nowMs),
-    request,
-  ];
+  });
 }
 
 /**
- * foldedSearchArgs are the arguments of a search that delete-search's entries
- * share (its header): searchArgs without what each entry brings (filters,
- * broadcast floor and skips, slot) and the resume, which it never has.
+ * foldedSearchValues are the arguments of a search that delete-search's
+ * entries share (the folded_search list): a search's without what each
+ * entry brings (filters, broadcast floor and skips, slot) and the resume,
+ * which it never has.
  */
-export function foldedSearchArgs(
+export function foldedSearchValues(
   context: EngineContext,
   nowMs: number,
   request: string,
   exclude: string[],
-): (string | number)[] {
+): ArgumentValues<'folded_search'> {
   const leaseEndMs = nowMs + context.options.expiry;
-  return [
-    nowMs,
-    context.options.worker,
-    formatTime(new Date(leaseEndMs)),
-    leaseEndMs,
-    idList(context.ledger.redeliverIds(nowMs)),
-    context.startMs,
-    idList(exclude),
-    context.selfKey,
+  return {
+    now_ms: nowMs,
+    worker: context.options.worker,
+    expiry: formatTime(new Date(leaseEndMs)),
+    expiry_ms: leaseEndMs,
+    redeliver: idList(context.ledger.redeliverIds(nowMs)),
+    start_ms: context.startMs,
+    exclude: idList(exclude),
+    self_key: context.selfKey,
     request,
-  ];
+  };
 }
 
 /** broadcastArgs are where a search's walk over broadcast tasks starts for its filters, and what it skips. */
-export function broadcastArgs(context: EngineContext, filters: FilterList): string[] {
+export function broadcastArgs(
+  context: EngineContext,
+  filters: FilterList,
+): { floors: string; skip: string } {
   const { ledger } = context;
-  return [`${ledger.floor(filters.set)}:${ledger.base}`, idList(ledger.skipIds(filters.set))];
+  return {
+    floors: `${ledger.floor(filters.set)}:${ledger.base}`,
+    skip: idList(ledger.skipIds(filters.set)),
+  };
 }
 
 /** parkingArgs are the slot and park deadline arguments of a search at nowMs. */
-export function parkingArgs(parking: Parking | undefined, nowMs: number): string[] {
-  return parking === undefined ? ['', ''] : [parking.slot, String(nowMs + parking.forMs)];
+export function parkingArgs(
+  parking: Parking | undefined,
+  nowMs: number,
+): { slot: string; park_until: string } {
+  return parking === undefined
+    ? { slot: '', park_until: '' }
+    : { slot: parking.slot, park_until: String(nowMs + parking.forMs) };
 }
 
 /** idList writes ids for the script; '' when there are none (most searches). */

@@ -2,6 +2,7 @@ import { creationTime } from '../task/object-id.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { listWorkers, type WorkerPresence } from './presence.js';
 import { run } from './run.js';
+import { argv } from './lua/arguments.js';
 
 /** How many owners stats() names at most (about: a small `owners` hash is read whole). */
 const statsOwnerSample = 100;
@@ -102,13 +103,17 @@ export async function queueStats(context: EngineContext): Promise<QueueStats> {
   const workers = await listWorkers(context);
   const at = readClock(context.clock);
   const reply = JSON.parse(
-    (await run(context, 'stats', [
-      at.getTime(),
-      statsOwnerSample,
-      statsTargetSample,
-      JSON.stringify(workers.map(searchesOf)),
-      statsUnmatchedSample,
-    ])) as string,
+    (await run(
+      context,
+      'stats',
+      argv('stats', {
+        now_ms: at.getTime(),
+        owners: statsOwnerSample,
+        targets: statsTargetSample,
+        workers: JSON.stringify(workers.map(searchesOf)),
+        sample: statsUnmatchedSample,
+      }),
+    )) as string,
   ) as StatsReply;
   const unmatched = Array.isArray(reply.unmatched) ? reply.unmatched : [];
   return {

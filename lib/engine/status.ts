@@ -9,6 +9,7 @@ import { assertOpen, readClock, type EngineContext } from './context.js';
 import type { TaskState } from '../task/state.js';
 import { readOutcome, type Outcome } from './outcome.js';
 import { run } from './run.js';
+import { argv } from './lua/arguments.js';
 
 /**
  * TaskStatus is what `engine.status(id)` tells: the state, the stored task
@@ -88,7 +89,7 @@ export async function taskStatus(
   assertOpen(context, 'status');
   const id = readId(idArgument, 'status');
   const nowMs = readClock(context.clock).getTime();
-  const reply = (await run(context, 'status', [id])) as StatusReply;
+  const reply = (await run(context, 'status', argv('status', { id }))) as StatusReply;
   return statusFrom(id, reply, nowMs);
 }
 

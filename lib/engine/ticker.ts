@@ -4,6 +4,7 @@ import { formatTime, tryParseTime } from '../task/time.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { countTasks } from './observe.js';
 import { run } from './run.js';
+import { argv } from './lua/arguments.js';
 
 /** How many templates one ticker step looks at. */
 const tickerBatch = 200;
@@ -56,7 +57,11 @@ async function tickBatches(
 ): Promise<void> {
   const nowMs = now.getTime();
   for (;;) {
-    const flat = (await run(context, 'tickerDue', [nowMs, tickerBatch])) as string[];
+    const flat = (await run(
+      context,
+      'tickerDue',
+      argv('ticker_due', { now_ms: nowMs, limit: tickerBatch }),
+    )) as string[];
     const entries: TickEntry[] = [];
     for (let index = 0; index + 2 < flat.length; index += 3) {
       const id = flat[index] ?? '';
@@ -67,10 +72,11 @@ async function tickBatches(
     }
     if (entries.length === 0) return;
     entries.sort((a, b) => (a.id < b.id ? -1 : 1));
-    const [count, stale] = (await run(context, 'ticker', [
-      nowMs,
-      JSON.stringify(entries),
-    ])) as TickerReply;
+    const [count, stale] = (await run(
+      context,
+      'ticker',
+      argv('ticker', { now_ms: nowMs, entries: JSON.stringify(entries) }),
+    )) as TickerReply;
     emitted(count);
     const retry = new Set(stale);
     for (const entry of entries) if (!retry.has(entry.id)) attempts.set(entry.id, 3);

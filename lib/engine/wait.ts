@@ -12,6 +12,7 @@ import { outcomeOf, type Outcome } from './outcome.js';
 import { runRequest } from './run.js';
 import { readId, taskStatus, type TaskStatus } from './status.js';
 import { Watcher, type Heard } from './watch.js';
+import { argv } from './lua/arguments.js';
 
 /** WaitOptions configure `engine.wait`. */
 export interface WaitOptions {
@@ -263,7 +264,11 @@ async function withdraw(context: EngineContext, id: string): Promise<boolean> {
   if (context.closed) return false;
   const now = readClock(context.clock);
   try {
-    return (await runRequest(context, 'withdraw', (request) => [now.getTime(), id, request])) === 1;
+    return (
+      (await runRequest(context, 'withdraw', (request) =>
+        argv('withdraw', { now_ms: now.getTime(), id, request }),
+      )) === 1
+    );
   } catch {
     return false; // Redis away: the task stays, the wait goes on
   }

@@ -1,4 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import {
+  argumentNames,
+  scriptArguments,
+  unreadArguments,
+  type ArgumentList,
+} from '../../lib/engine/lua/arguments.js';
 import { assembleScript } from '../../lib/engine/lua/loader.js';
 import { scripts, scriptsFor, shardedScripts } from '../../lib/engine/lua/scripts.js';
 import { keyNames, type KeyName } from '../../lib/engine/keys.js';
@@ -17,7 +23,8 @@ describe('engine scripts', () => {
     const text = readFileSync(new URL(file, luaDir), 'utf8');
     const header = /--\[\[([\s\S]*?)\]\]/.exec(text)?.[1] ?? '';
     expect(header).toMatch(/^\s*KEYS\s/m);
-    expect(header).toMatch(/^\s*ARGV\[1[\]-]/m);
+    expect(header).toMatch(/^\s*ARGV\s.*lib\/engine\/lua\/arguments\.ts/m);
+    expect(header).not.toMatch(/ARGV\[\d/);
     expect(header).toMatch(/^\s*Returns\s/m);
     expect(header).toMatch(/^\s*Errors\s/m);
   });
@@ -45,6 +52,55 @@ describe('engine scripts', () => {
     expect(() => assembleScript('dynamic', 'return K[name]')).toThrow(
       "dynamic.lua: keys are named as K['<name>'] only",
     );
+  });
+
+  it('writes ARG.<list>.<name> as the position in the list, #ARG.<list> as its length', () => {
+    const script = assembleScript(
+      'arguments',
+      'return { ARGV[ARG.cancel.now_ms], ARGV[ARG.cancel.request], ARGV[#ARG.cancel + 1] }',
+    );
+    const names = argumentNames('cancel');
+    expect(script.source).toContain(
+      `return { ARGV[1], ARGV[${names.indexOf('request') + 1}], ARGV[${names.length} + 1] }`,
+    );
+    for (const loaded of Object.values(scripts)) expect(loaded.source).not.toMatch(/\bARG\b/);
+  });
+
+  it('names an argument or a list that arguments.ts does not declare', () => {
+    expect(() => assembleScript('typo', 'return ARGV[ARG.cancel.nope]')).toThrow(
+      'typo.lua: ARG.cancel.nope is not an argument of lib/engine/lua/arguments.ts',
+    );
+    expect(() => assembleScript('typo', 'return ARGV[ARG.nope.id]')).toThrow(
+      'typo.lua: ARG.nope.id names no list of lib/engine/lua/arguments.ts',
+    );
+    expect(() => assembleScript('typo', 'return #ARG.nope')).toThrow(
+      'typo.lua: #ARG.nope names no list of lib/engine/lua/arguments.ts',
+    );
+    expect(() => assembleScript('dynamic', 'return ARG[list]')).toThrow(
+      'dynamic.lua: arguments are named as ARG.<list>.<name> or #ARG.<list> only',
+    );
+  });
+
+  it('reads every declared argument in some script, by name, and no argument by number', () => {
+    const sources = [
+      ...files.map((file) => readFileSync(new URL(file, luaDir), 'utf8')),
+      ...readdirSync(new URL('include/', luaDir)).map((file) =>
+        readFileSync(new URL(`include/${file}`, luaDir), 'utf8'),
+      ),
+    ].map((text) => text.replace(/--\[\[[\s\S]*?\]\]/g, '').replace(/--[^\n]*/g, ''));
+    const used = new Set(
+      sources.flatMap((text) =>
+        [...text.matchAll(/\bARG\.([a-z_]+\.[a-z_0-9]+)/g)].map((match) => match[1]),
+      ),
+    );
+    const declared = Object.keys(scriptArguments).flatMap((list) =>
+      argumentNames(list as ArgumentList).map((name) => `${list}.${name}`),
+    );
+    expect(declared.filter((name) => !used.has(name) && !unreadArguments.has(name))).toEqual([]);
+    expect(
+      [...unreadArguments].filter((name) => used.has(name) || !declared.includes(name)),
+    ).toEqual([]);
+    for (const text of sources) expect(text).not.toMatch(/ARGV\[\d/);
   });
 
   it('writes the constants as literals where they are used', () => {

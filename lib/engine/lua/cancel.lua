@@ -8,12 +8,7 @@
   of the hold.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  now_ms
-  ARGV[2]  id
-  ARGV[3]  fields     JSON object of the outcome's fields (the error that says who cancelled it)
-  ARGV[4]  retention  how long the outcome is kept, ms (0: not kept)
-  ARGV[5]  most       how many outcomes the queue keeps at most
-  ARGV[6]  request    the idempotent request (include/request.lua)
+  ARGV     the cancel list of lib/engine/lua/arguments.ts
 
   Returns  1 when cancelled, 0 when it had finished already (its outcome is kept)
   Errors   TASK_NOT_FOUND when the queue neither has the task nor keeps its outcome
@@ -28,18 +23,18 @@
 --- @include "index"
 --- @include "outcome"
 
-local kept = replayed(ARGV[6])
+local kept = replayed(ARGV[ARG.cancel.request])
 if kept ~= nil then return tonumber(kept) end
-local now = tonumber(ARGV[1])
-local id = ARGV[2]
-local retention, most = tonumber(ARGV[4]), tonumber(ARGV[5])
+local now = tonumber(ARGV[ARG.cancel.now_ms])
+local id = ARGV[ARG.cancel.id]
+local retention, most = tonumber(ARGV[ARG.cancel.retention]), tonumber(ARGV[ARG.cancel.most])
 local task = load_task(id)
 if task == nil then
   -- a task held after another is taken out of the hold
   local held = take_held(id)
   if held ~= nil then
-    record_outcome(id, 'cancelled', held, ARGV[3], nil, now, retention, most)
-    remember(ARGV[6], now, '1')
+    record_outcome(id, 'cancelled', held, ARGV[ARG.cancel.fields], nil, now, retention, most)
+    remember(ARGV[ARG.cancel.request], now, '1')
     return 1
   end
   if redis.call('HEXISTS', K['outcomes'], id) == 1 then return 0 end
@@ -49,10 +44,10 @@ local ctx = new_context(now)
 ctx.finished = id
 cancel_followers(id, now, retention, most)
 remove_task(id, task, ctx)
-record_outcome(id, 'cancelled', task, ARGV[3], nil, now, retention, most)
+record_outcome(id, 'cancelled', task, ARGV[ARG.cancel.fields], nil, now, retention, most)
 -- whoever runs it stops (a broadcast task may run on every worker)
 local owner = owner_of(task)
 redis.call(SIGNAL_PUBLISH, K['control'], '{"c":"' .. id .. '","w":' .. cjson.encode(owner or '') .. '}')
 finish(ctx)
-remember(ARGV[6], now, '1')
+remember(ARGV[ARG.cancel.request], now, '1')
 return 1

@@ -3,7 +3,7 @@
   docs/semantics.md §3.15). Reads `caps`, `cap-counts` and `holders`.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  now_ms   the engine's clock, ms (read by no rule: every script is given it)
+  ARGV     the caps_list list of lib/engine/lua/arguments.ts
 
   Returns  JSON [{ key, concurrency, owned, values: [[value, owned], ...] }]
            (values: {} when empty, cjson's empty table), key '' for the whole

@@ -3,10 +3,7 @@
   (docs/semantics.md §3.15).
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  now_ms      the engine's clock, ms since the epoch
-  ARGV[2]  'set' or 'remove'
-  ARGV[3]  the meta key ('' for the whole queue)   (set, remove)
-  ARGV[4]  the most tasks owned at once, a positive integer   (set)
+  ARGV     the caps list of lib/engine/lua/arguments.ts
 
   A cap on a meta key that was not declared counts the tasks already owned
   (one walk of `holders`: as many records as tasks are owned); removing it
@@ -26,12 +23,12 @@
 --- @include "wake-parked"
 --- @include "hash-each"
 
-local operation, key = ARGV[2], ARGV[3]
+local operation, key = ARGV[ARG.caps.operation], ARGV[ARG.caps.key]
 
 local was = redis.call('HGET', K['caps'], key)
 
 if operation == 'set' then
-  local most = ARGV[4]
+  local most = ARGV[ARG.caps.concurrency]
   if was == most then return 0 end
   redis.call('HSET', K['caps'], key, most)
   use_feature('caps')

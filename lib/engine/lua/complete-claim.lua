@@ -10,26 +10,10 @@
   general delete and search in the same call.
 
   KEYS         the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]      now_ms
-  ARGV[2]      worker       this engine's worker id, the owner of every task completed
-  ARGV[3]      expiry       formatTime(now + expiry): the lease end of a claim
-  ARGV[4]      expiry_ms    the same in ms
-  ARGV[5]      start_ms     the engine's start instant (broadcast tasks)
-  ARGV[6]      self_key     where the worker sorts among the owners (lib/engine/keys.ts workerOrderKey)
-  ARGV[7-8]    the request's key `<instance>:<slot>` and number (include/request.lua),
-               or '' and '': the same request again answers the same
-  ARGV[9]      retention    how long a deleted task's outcome is kept, ms (0: not kept)
-  ARGV[10]     most         how many outcomes the queue keeps at most
-  ARGV[11]     floors       '<floor>:<base>' of the searches' filters (search.lua ARGV[6])
-  ARGV[12]     park_for_ms  how long a slot that finds no work stays parked, or '' (no parking)
-  ARGV[13]     rare         '' or a JSON array of the searches' rare arguments: redeliver,
-                            exclude, filters, filter ids, broadcast skips (search.lua
-                            ARGV[8], [10], [5], [13], [7]); the lean path runs only without
-  ARGV[14..]   per entry, 5 arguments: the id of the task to complete ('' for a claim
-               alone), the copy's fencing token, the record its claim answered
-               ('' when unknown or the copy is not of that claim: include/lean.lua
-               lean_complete), the outcome's fields ('' for none), the slot that
-               claims ('' for none)
+  ARGV         lists of lib/engine/lua/arguments.ts: complete_claim, then per entry
+               claim_entry; complete_claim's rare is '' or the JSON array claim_rare
+               (the searches' rare arguments); the request is passed as its key
+               and number (include/request.lua)
   Returns  per entry, in order: { delete result (1, 2 requeued, 0 no delete), kind, id,
            record, floor, next due, resume, sequence back } (see delete.lua,
            search.lua), or { 'error', message } when the entry's delete failed:
@@ -65,12 +49,15 @@ local function general()
   return general_module
 end
 
-local now_text, worker, expiry, expiry_ms = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local now_text, worker = ARGV[ARG.complete_claim.now_ms], ARGV[ARG.complete_claim.worker]
+local expiry, expiry_ms = ARGV[ARG.complete_claim.expiry], ARGV[ARG.complete_claim.expiry_ms]
 local now = tonumber(now_text)
-local request_key, request_number = ARGV[7], ARGV[8]
-local retention, most = tonumber(ARGV[9]), tonumber(ARGV[10])
-local floors, park_for, rare = ARGV[11], ARGV[12], ARGV[13]
-local ENTRIES, ENTRY_ARGUMENTS = 14, 5
+local request_key, request_number = ARGV[ARG.complete_claim.request_key], ARGV[ARG.complete_claim.request_number]
+local retention, most = tonumber(ARGV[ARG.complete_claim.retention]), tonumber(ARGV[ARG.complete_claim.most])
+local floors, park_for = ARGV[ARG.complete_claim.floors], ARGV[ARG.complete_claim.park_for_ms]
+local rare = ARGV[ARG.complete_claim.rare]
+-- each entry's claim_entry follows ARGV[first]
+local FIRST, ENTRY_ARGUMENTS = #ARG.complete_claim, #ARG.claim_entry
 
 -- general_searching: the search of the general path (search-request.lua's
 -- request), read from the arguments when first needed
@@ -86,9 +73,9 @@ local function general_searching()
     base = string.match(floors, ':(%d+)$'),
     skip = none,
     redeliver = none,
-    start_ms = ARGV[5],
+    start_ms = ARGV[ARG.complete_claim.start_ms],
     exclude = none,
-    self_key = ARGV[6],
+    self_key = ARGV[ARG.complete_claim.self_key],
     resume = '',
     slot = '',
     park_until = park_for == '' and '' or string.format('%d', now + tonumber(park_for)),
@@ -97,11 +84,11 @@ local function general_searching()
     filter_json = none,
   }
   if rare ~= '' then
-    local redeliver, exclude, texts, ids, skip = unpack(cjson.decode(rare))
-    searching.redeliver = id_set(redeliver, none)
-    searching.exclude = id_set(exclude, none)
-    read_filters(searching, texts, ids)
-    searching.skip = id_set(skip, none)
+    local args = cjson.decode(rare)
+    searching.redeliver = id_set(args[ARG.claim_rare.redeliver], none)
+    searching.exclude = id_set(args[ARG.claim_rare.exclude], none)
+    read_filters(searching, args[ARG.claim_rare.filters], args[ARG.claim_rare.filter_ids])
+    searching.skip = id_set(args[ARG.claim_rare.skip], none)
   end
   return searching
 end
@@ -114,7 +101,9 @@ end
 -- the lean path's state while every entry so far took it; the general path's
 -- context and search once one did not
 local lean = nil
-if rare == '' and lean_queue() then lean = new_lean(worker, ARGV[6], (#ARGV - ENTRIES + 1) / ENTRY_ARGUMENTS) end
+if rare == '' and lean_queue() then
+  lean = new_lean(worker, ARGV[ARG.complete_claim.self_key], (#ARGV - FIRST) / ENTRY_ARGUMENTS)
+end
 local ctx, searching = nil, nil
 local function go_general()
   if ctx ~= nil then return end
@@ -136,8 +125,9 @@ end
 local parked = {}
 if lean ~= nil then
   local slots = {}
-  for first = ENTRIES, #ARGV, ENTRY_ARGUMENTS do
-    if ARGV[first] == '' and ARGV[first + 4] ~= '' then slots[#slots + 1] = worker .. '\0' .. ARGV[first + 4] end
+  for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
+    local slot = ARGV[first + ARG.claim_entry.slot]
+    if ARGV[first + ARG.claim_entry.id] == '' and slot ~= '' then slots[#slots + 1] = worker .. '\0' .. slot end
   end
   if #slots > 0 then
     for index, value in ipairs(redis.call('HMGET', K['parked-slots'], unpack(slots))) do
@@ -154,18 +144,20 @@ local replies, memory = {}, {}
 -- ends at most that many entries late; a general search's bounded loops share
 -- the step, and must not start with it spent).
 local STEP_EVERY = 4
-if ENTRIES + ENTRY_ARGUMENTS <= #ARGV then step_spent() end
+if FIRST + ENTRY_ARGUMENTS < #ARGV then step_spent() end
 local later = false
-for first = ENTRIES, #ARGV, ENTRY_ARGUMENTS do
+for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
   later = later or (#replies > 0 and (lean == nil or #replies % STEP_EVERY == 0) and step_spent())
   if later then
     replies[#replies + 1] = { 'later' }
     memory[#memory + 1] = '{"l":1}'
   else
-    local id, token, outcome, slot = ARGV[first], ARGV[first + 1], given(ARGV[first + 3]), ARGV[first + 4]
+    local id, token = ARGV[first + ARG.claim_entry.id], ARGV[first + ARG.claim_entry.token]
+    local outcome, slot = given(ARGV[first + ARG.claim_entry.outcome]), ARGV[first + ARG.claim_entry.slot]
     local result = 0
     if id ~= '' then
-      if lean ~= nil and lean_complete(lean, id, token, ARGV[first + 2], outcome, now, retention, most) then
+      local answered = ARGV[first + ARG.claim_entry.record]
+      if lean ~= nil and lean_complete(lean, id, token, answered, outcome, now, retention, most) then
         result = 1
       else
         go_general()

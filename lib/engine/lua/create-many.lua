@@ -3,19 +3,16 @@
   docs/semantics.md §3.1 for each task; lib/engine/create-many.ts).
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  now_ms          the engine's clock, ms since the epoch
-  ARGV[2]  layout          the layout version the engine writes when the queue has none,
-                           or '' (the engine knows it is written)
-  ARGV[3]  request key     `<instance>:<slot>` of the idempotent request (one per chunk)
-  ARGV[4]  request number  its number
-  then five arguments a task, in order:
-           'l', the task in the stored form (lib/task/codec.ts encodeStored), '', '', ''
-                for a plain task (include/create.lua), or
-           'g', JSON of the validated task, due_ms, tick_p1_ms, check_ms as create.lua
-                takes them for any other, or
-           'u<mode>\0<ttl ms>' instead of 'g' for a task whose core names a unique
-                key (create.lua's ARGV[9]; include/unique.lua): created, skipped or
-                replaced as a create of it would be, after the tasks before it
+  ARGV     the create_many list of lib/engine/lua/arguments.ts, then a
+           create_many_task list a task:
+             kind 'l': task in the stored form (lib/task/codec.ts encodeStored),
+                for a plain task (include/create.lua), the rest '';
+             kind 'g': task, due_ms, tick_p1_ms, check_ms as create.lua takes
+                them, for any other;
+             kind 'u<mode>\0<ttl ms>' instead of 'g' for a task whose core names a
+                unique key (create.lua's unique; include/unique.lua): created,
+                skipped or replaced as a create of it would be, after the tasks
+                before it
 
   A chunk of plain tasks only takes the lean path when the queue's features
   allow it; any other chunk stores every task through reindex as create
@@ -41,18 +38,20 @@
 --- @include "create"
 --- @include "unique"
 
-local now = tonumber(ARGV[1])
-local key, number = ARGV[3], ARGV[4]
+local now = tonumber(ARGV[ARG.create_many.now_ms])
+local key, number = ARGV[ARG.create_many.request_key], ARGV[ARG.create_many.request_number]
 local kept = kept_answer(redis.call('HGET', K['requests'], key), number)
 if kept ~= nil then return kept end
 
-local count = (#ARGV - 4) / 5
+-- each task's create_many_task follows ARGV[base]
+local FIRST, TASK_ARGUMENTS = #ARG.create_many, #ARG.create_many_task
+local count = (#ARGV - FIRST) / TASK_ARGUMENTS
 -- a task of the general path may make a feature (a leaf: roots, watched
 -- meta keys) that changes what the next plain task's create writes: a chunk
 -- with one stores all its tasks through the general path
 local plain = true
 for index = 1, count do
-  if ARGV[4 + (index - 1) * 5 + 1] ~= 'l' then plain = false break end
+  if ARGV[FIRST + (index - 1) * TASK_ARGUMENTS + ARG.create_many_task.kind] ~= 'l' then plain = false break end
 end
 plain = plain and plain_for_create()
 -- the tasks the general path stores, decoded, and the checks of create.lua
@@ -60,9 +59,10 @@ plain = plain and plain_for_create()
 local general = {}
 local made = { count = 0 }
 for index = 1, count do
-  local base = 4 + (index - 1) * 5
-  if ARGV[base + 1] ~= 'l' or not plain then
-    local task = ARGV[base + 1] ~= 'l' and decode_task(ARGV[base + 2]) or decode_new(ARGV[base + 2])
+  local base = FIRST + (index - 1) * TASK_ARGUMENTS
+  local lean, json = ARGV[base + ARG.create_many_task.kind] == 'l', ARGV[base + ARG.create_many_task.task]
+  if not lean or not plain then
+    local task = not lean and decode_task(json) or decode_new(json)
     if shape_of(task).leaf and not wild_room(task.root, made) then
       return redis.error_reply(E_TASK_LIMIT .. ' createMany: task ' .. (index - 1) .. ': the queue has '
         .. WILD_ROOTS_MOST .. ' roots with patterns already; a new one is refused')
@@ -71,19 +71,21 @@ for index = 1, count do
   end
 end
 
-if ARGV[2] ~= '' then redis.call('SET', K['layout'], ARGV[2], 'NX') end
+local layout = ARGV[ARG.create_many.layout]
+if layout ~= '' then redis.call('SET', K['layout'], layout, 'NX') end
 local ctx = nil
 local ids = {}
 for index = 1, count do
-  local base = 4 + (index - 1) * 5
+  local base = FIRST + (index - 1) * TASK_ARGUMENTS
   local task = general[index]
   if task == nil then
-    ids[index] = lean_store(now, ARGV[base + 2])
+    ids[index] = lean_store(now, ARGV[base + ARG.create_many_task.task])
   else
     ctx = ctx or new_context(now)
-    local due_ms, tick_p1_ms = tonumber(ARGV[base + 3]), tonumber(ARGV[base + 4])
+    local due_ms = tonumber(ARGV[base + ARG.create_many_task.due_ms])
+    local tick_p1_ms = tonumber(ARGV[base + ARG.create_many_task.tick_p1_ms])
     -- a unique key held: skipped or its holder replaced, as create.lua does
-    local unique_mode, unique_ttl = string.match(ARGV[base + 1], '^u(%a+)%z(%d+)$')
+    local unique_mode, unique_ttl = string.match(ARGV[base + ARG.create_many_task.kind], '^u(%a+)%z(%d+)$')
     local taken = nil
     if unique_mode ~= nil then
       ctx.due_ms, ctx.tick_p1_ms = due_ms, tick_p1_ms
@@ -93,12 +95,12 @@ for index = 1, count do
     if taken ~= nil then
       ids[index] = taken
     else
-      ids[index] = general_store(now, task, due_ms, tick_p1_ms, ARGV[base + 5], ctx)
+      ids[index] = general_store(now, task, due_ms, tick_p1_ms, ARGV[base + ARG.create_many_task.check_ms], ctx)
       if unique_mode ~= nil then ids[index] = unique_hold(task, ids[index], unique_ttl) end
     end
   end
 end
 if ctx ~= nil then finish(ctx) end
 local answer = table.concat(ids, ',')
-redis.call('HSET', K['requests'], key, number .. '|' .. ARGV[1] .. '|' .. answer)
+redis.call('HSET', K['requests'], key, number .. '|' .. ARGV[ARG.create_many.now_ms] .. '|' .. answer)
 return answer

@@ -2,29 +2,12 @@
 --[[ create: store a new task (docs/semantics.md §3.1).
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  now_ms      the engine's clock, ms since the epoch
-
-  The general form:
-  ARGV[2]  task        JSON of the validated task: node defaulted, a template's
-                       ticks set, core without the object id
-  ARGV[3]  due_ms      when an @exact task becomes due, or ''
-  ARGV[4]  tick_p1_ms  a cron template's tick+1, or ''
-  ARGV[5]  check_ms    when a template's tick-1 may need maintenance, or ''
-  ARGV[6]  layout      the layout version the engine writes
-  ARGV[7]  request     the idempotent request (include/request.lua)
-  ARGV[8]  after       the id of the task whose completion releases this one, or ''
-                       (a task that completed, its outcome kept: released at once)
-  ARGV[9]  unique      `<mode>\0<ttl ms>` for a task whose core names a unique key
-                       (mode skip or replace; include/unique.lua), or ''
-
-  The lean form, for a plain task (include/create.lua; the general path
-  takes it over when the queue's features say so, in the same call):
-  ARGV[2]  ''
-  ARGV[3]  record      the task in the stored form (lib/task/codec.ts encodeStored)
-  ARGV[4]  request key     `<instance>:<slot>` of the idempotent request
-  ARGV[5]  request number  its number
-  ARGV[6]  layout      the layout version the engine writes when the queue has
-                       none, or '': the engine knows it is written
+  ARGV     the create list of lib/engine/lua/arguments.ts (the general form), or
+           the create_lean list, for a plain task (include/create.lua; the
+           general path takes it over when the queue's features say so, in the
+           same call); the lean form has '' where the general one has its task.
+           after: a task that completed, its outcome kept, releases this one at
+           once; unique: mode skip or replace (include/unique.lua)
 
   Returns  the new object id (the same id again for the same request); with
            unique: 'created <id>', 'skipped <id>' or 'replaced <id>'
@@ -47,7 +30,7 @@
 --- @include "create"
 --- @include "unique"
 
-local now = tonumber(ARGV[1])
+local now = tonumber(ARGV[ARG.create.now_ms])
 
 -- create_general: the general path, from the checks to the answer kept
 local function create_general(task, due_text, tick_p1_ms, check_ms, layout, request, after, unique)
@@ -117,20 +100,24 @@ local function create_general(task, due_text, tick_p1_ms, check_ms, layout, requ
   return answer
 end
 
-if ARGV[2] == '' then
-  local key, number = ARGV[4], ARGV[5]
+-- the lean form (create_lean): '' where the general form has its task
+if ARGV[ARG.create.task] == '' then
+  local key, number = ARGV[ARG.create_lean.request_key], ARGV[ARG.create_lean.request_number]
+  local layout, record = ARGV[ARG.create_lean.layout], ARGV[ARG.create_lean.record]
   local kept = kept_answer(redis.call('HGET', K['requests'], key), number)
   if kept ~= nil then return kept end
   if plain_for_create() then
-    if ARGV[6] ~= '' then redis.call('SET', K['layout'], ARGV[6], 'NX') end
-    local id = lean_store(now, ARGV[3])
-    redis.call('HSET', K['requests'], key, number .. '|' .. ARGV[1] .. '|' .. id)
+    if layout ~= '' then redis.call('SET', K['layout'], layout, 'NX') end
+    local id = lean_store(now, record)
+    redis.call('HSET', K['requests'], key, number .. '|' .. ARGV[ARG.create_lean.now_ms] .. '|' .. id)
     return id
   end
-  return create_general(decode_new(ARGV[3]), '', nil, '', ARGV[6], key .. ':' .. number, '', '')
+  return create_general(decode_new(record), '', nil, '', layout, key .. ':' .. number, '', '')
 end
 
-local kept = replayed(ARGV[7])
+local request = ARGV[ARG.create.request]
+local kept = replayed(request)
 if kept ~= nil then return kept end
-return create_general(decode_task(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7], ARGV[8] or '',
-  ARGV[9] or '')
+return create_general(decode_task(ARGV[ARG.create.task]), ARGV[ARG.create.due_ms],
+  tonumber(ARGV[ARG.create.tick_p1_ms]), ARGV[ARG.create.check_ms], ARGV[ARG.create.layout], request,
+  ARGV[ARG.create.after] or '', ARGV[ARG.create.unique] or '')

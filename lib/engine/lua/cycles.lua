@@ -4,11 +4,9 @@
   `reset` (with the former owner, if any).
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  now_ms
-  ARGV[2]  id
-  ARGV[3]  request     the idempotent request (include/request.lua): a reset
-                       sent again after its reply was lost must not undo a
-                       claim made in between
+  ARGV     the cycles list of lib/engine/lua/arguments.ts
+           request: a reset sent again after its reply was lost must not undo
+           a claim made in between
 
   Returns  1
   Errors   TASK_NOT_FOUND
@@ -22,9 +20,9 @@
 --- @include "owners"
 --- @include "index"
 
-local kept = replayed(ARGV[3])
+local kept = replayed(ARGV[ARG.cycles.request])
 if kept ~= nil then return tonumber(kept) end
-local id = ARGV[2]
+local id = ARGV[ARG.cycles.id]
 local stored = load_task(id)
 if stored == nil then
   return redis.error_reply(E_TASK_NOT_FOUND .. ' cycles: task ' .. id .. ' is not in the queue')
@@ -35,7 +33,7 @@ reset.core[LABEL_WORKER] = nil
 reset.core[LABEL_EXPIRY] = nil
 reset.core[LABEL_TOKEN] = nil
 reset.core[LABEL_CYCLES] = nil
-local ctx = new_context(tonumber(ARGV[1]))
+local ctx = new_context(tonumber(ARGV[ARG.cycles.now_ms]))
 store_task(id, reset)
 -- one event, `reset`, whoever owned it: a halted or unowned task changes no
 -- owner, so reindex would note nothing (the reset operators use)
@@ -44,5 +42,5 @@ reindex(id, stored, reset, ctx)
 ctx.quiet = nil
 ctx.events[#ctx.events + 1] = { 'reset', id, owner_of(stored) or '' }
 finish(ctx)
-remember(ARGV[3], ctx.now, '1')
+remember(ARGV[ARG.cycles.request], ctx.now, '1')
 return 1

@@ -7,19 +7,12 @@
   slots into one call when several finish at once.
 
   KEYS         the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1-9]    the search the entries share, as ARGV[1-4] and [8-11] of
-               search.lua (now, worker, expiry, expiry_ms, redeliver,
-               start_ms, exclude, self_key), then the request: the same
-               request again answers the same (include/request.lua)
-  ARGV[10]     retention: how long a deleted task's outcome is kept, ms (0: not kept)
-  ARGV[11]     most: how many outcomes the queue keeps at most
-  ARGV[12..]   per entry, 11 arguments: the delete's five (the id, the copy's
-               worker and token, the outcome's fields, and '' or a JSON
-               array of the rare fields: include/delete-request.lua
-               folded_delete_request), then the entry's search filters, their
-               ids, its slot and park deadline, its broadcast floor and skips
-               (as ARGV[5], [13], [14], [15], [6], [7] of search.lua); the
-               delete's instant is the search's
+  ARGV         lists of lib/engine/lua/arguments.ts: folded_search (the search the
+               entries share: the same request again answers the same,
+               include/request.lua), delete_search, then per entry folded_delete
+               (include/delete-request.lua folded_delete_request) and
+               entry_search (the rest of the entry's search); the delete's
+               instant is the search's
   Returns  per entry, in order: { delete result, kind, id, record, floor, next due, resume }
            (see delete.lua, search.lua), or { 'error', message } when the
            entry's delete failed: its search did not run, and it wrote nothing;
@@ -68,11 +61,12 @@ local ctx = new_context(searching.now)
 local replies = {}
 local memory = {}
 local slot_keys = {}
-local retention = tonumber(ARGV[FOLDED_SEARCH_ARGUMENTS + 1])
-local outcome_most = tonumber(ARGV[FOLDED_SEARCH_ARGUMENTS + 2])
-local ENTRIES, ENTRY_ARGUMENTS = FOLDED_SEARCH_ARGUMENTS + 3, FOLDED_ARGUMENTS + 6
-for first = ENTRIES, #ARGV, ENTRY_ARGUMENTS do
-  local slot = ARGV[first + FOLDED_ARGUMENTS + 2]
+local retention = tonumber(ARGV[#ARG.folded_search + ARG.delete_search.retention])
+local outcome_most = tonumber(ARGV[#ARG.folded_search + ARG.delete_search.most])
+-- each entry's arguments follow ARGV[first]: its folded_delete, then its entry_search
+local FIRST, ENTRY_ARGUMENTS = #ARG.folded_search + #ARG.delete_search, #ARG.folded_delete + #ARG.entry_search
+for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
+  local slot = ARGV[first + #ARG.folded_delete + ARG.entry_search.slot]
   if slot ~= '' then slot_keys[#slot_keys + 1] = searching.worker .. '\0' .. slot end
 end
 read_parked(slot_keys, ctx)
@@ -81,9 +75,9 @@ read_plain(ctx)
 -- the entries run until the call has run its step (include/step.lua), the
 -- first always; those left are answered 'later' and come again in the next
 -- call. A call of one entry reads no clock here.
-if ENTRIES + ENTRY_ARGUMENTS <= #ARGV then step_spent() end -- a second entry: the clock starts
+if FIRST + ENTRY_ARGUMENTS < #ARGV then step_spent() end -- a second entry: the clock starts
 local later = false
-for first = ENTRIES, #ARGV, ENTRY_ARGUMENTS do
+for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
   later = later or (#replies > 0 and step_spent())
   if later then
     replies[#replies + 1] = { 'later' }
@@ -103,12 +97,12 @@ for first = ENTRIES, #ARGV, ENTRY_ARGUMENTS do
       replies[#replies + 1] = { 'error', result.err }
       memory[#memory + 1] = cjson.encode({ e = result.err })
     else
-      local at = first + FOLDED_ARGUMENTS
-      read_filters(searching, ARGV[at], ARGV[at + 1])
-      searching.slot, searching.park_until = ARGV[at + 2], ARGV[at + 3]
-      searching.floor = string.match(ARGV[at + 4], '^(%d+)')
-      searching.base = string.match(ARGV[at + 4], ':(%d+)$')
-      searching.skip = id_set(ARGV[at + 5], {})
+      local at = first + #ARG.folded_delete
+      read_filters(searching, ARGV[at + ARG.entry_search.filters], ARGV[at + ARG.entry_search.filter_ids])
+      searching.slot, searching.park_until = ARGV[at + ARG.entry_search.slot], ARGV[at + ARG.entry_search.park_until]
+      searching.floor = string.match(ARGV[at + ARG.entry_search.floors], '^(%d+)')
+      searching.base = string.match(ARGV[at + ARG.entry_search.floors], ':(%d+)$')
+      searching.skip = id_set(ARGV[at + ARG.entry_search.skip], {})
       ctx.claimed = nil
       local plain = plain_search(searching, ctx)
       if plain ~= nil then

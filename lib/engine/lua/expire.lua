@@ -7,20 +7,10 @@
   The engine calls it until it reports no more work.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  now_ms
-  ARGV[2]  cutoff      13-digit creation ms: tasks created before it are past retention
-  ARGV[3]  batch       how many tasks to delete or revoke at most, per kind (a
-                       call also stops deleting and revoking once it has run
-                       the engine's stepTime: include/step.lua)
-  ARGV[4]  sweep       how many records the sweep reads (0: no sweep)
-  ARGV[5]  revoke_ms   leases that ended at or before it are revoked: now_ms
-                       less the engines' clock skew (the owner's clock may be
-                       that far behind)
-  ARGV[6]  retention   how long the outcome of a removed held task is kept, ms (0: not kept)
-  ARGV[7]  most        how many outcomes the queue keeps at most
-  ARGV[8]  failed      how long the outcome of a task a revocation halts is kept, ms (0: not kept)
-  ARGV[9]  halted_cutoff  halted tasks that halted before it (ms) are past retention
-                       (now_ms less haltedRetention)
+  ARGV     the expire list of lib/engine/lua/arguments.ts
+           batch: a call also stops deleting and revoking once it has run the
+           engine's stepTime (include/step.lua); revoke_ms: the owner's clock
+           may be that far behind
 
   Returns  { deleted, revoked, more, halted }  more = 1 when a batch was full;
            halted: of the revoked tasks, those the circuit breaker now holds
@@ -36,9 +26,9 @@
 --- @include "outcome"
 --- @include "attempt-log"
 
-local now = tonumber(ARGV[1])
-local cutoff = ARGV[2]
-local batch = tonumber(ARGV[3])
+local now = tonumber(ARGV[ARG.expire.now_ms])
+local cutoff = ARGV[ARG.expire.cutoff]
+local batch = tonumber(ARGV[ARG.expire.batch])
 local ctx = new_context(now)
 ctx.op = 'expire'
 local deleted, revoked, more = 0, 0, 0
@@ -74,7 +64,7 @@ end
 -- go by when they halted (haltedRetention), a prefix of `halted-since`. The
 -- outcome their halt recorded stays for its own time (failedOutcomeRetention).
 local halted_ids = spent and {}
-  or redis.call('ZRANGEBYSCORE', K['halted-since'], '-inf', '(' .. ARGV[9], 'LIMIT', 0, batch)
+  or redis.call('ZRANGEBYSCORE', K['halted-since'], '-inf', '(' .. ARGV[ARG.expire.halted_cutoff], 'LIMIT', 0, batch)
 if #halted_ids == batch then more = 1 end
 for _, id in ipairs(halted_ids) do
   local task = load_task(id)
@@ -93,7 +83,8 @@ end
 
 -- Revocation: owned tasks whose lease ended (expiry <= now, less the clock
 -- skew allowed) lose their owner and count one more cycle.
-local ended = spent and {} or redis.call('ZRANGEBYSCORE', K['leases'], '-inf', tonumber(ARGV[5]), 'LIMIT', 0, batch)
+local revoke_ms = tonumber(ARGV[ARG.expire.revoke_ms])
+local ended = spent and {} or redis.call('ZRANGEBYSCORE', K['leases'], '-inf', revoke_ms, 'LIMIT', 0, batch)
 if #ended == batch then more = 1 end
 for _, id in ipairs(ended) do
   local task = load_task(id)
@@ -116,7 +107,9 @@ for _, id in ipairs(ended) do
     reindex(id, task, freed, ctx)
     revoked = revoked + 1
     -- the circuit breaker holds it now: its waiters learn how its last attempt ended
-    if is_halted(freed) then halted_outcome(id, freed, now, tonumber(ARGV[8]), tonumber(ARGV[7])) end
+    if is_halted(freed) then
+      halted_outcome(id, freed, now, tonumber(ARGV[ARG.expire.failed]), tonumber(ARGV[ARG.expire.most]))
+    end
   end
   if spend() then break end
 end
@@ -124,7 +117,7 @@ end
 -- Sweep: a few records per call, resuming where the last call stopped; a
 -- record that is not a task (written by something else) goes once the
 -- creation instant in its id is past retention.
-local sweep = tonumber(ARGV[4])
+local sweep = tonumber(ARGV[ARG.expire.sweep])
 if sweep > 0 then
   local reply = redis.call('HSCAN', K['tasks'], redis.call('GET', K['sweep']) or '0', 'COUNT', sweep)
   redis.call('SET', K['sweep'], reply[1])
@@ -173,7 +166,7 @@ if redis.call('EXISTS', K['held']) == 1 then
       redis.call('HDEL', K['held'], follower) -- a value take_held could not read
       record_outcome(follower, 'removed', task, '{"error":{"message":' .. cjson.encode('removed: task ' .. after
         .. ', which it was created after, left the queue without completing or never completes') .. '}}',
-        nil, now, tonumber(ARGV[6]), tonumber(ARGV[7]))
+        nil, now, tonumber(ARGV[ARG.expire.retention]), tonumber(ARGV[ARG.expire.most]))
       ctx.events[#ctx.events + 1] = { 'removed', follower, '' }
     end
   end
@@ -213,7 +206,7 @@ for _, id in ipairs(past) do
 end
 -- the list of large records (include/outcome.lua keep_large) is capped: its past entries go at once
 redis.call('ZREMRANGEBYSCORE', K['outcome-large'], '-inf', '(' .. now)
-local over = redis.call('ZCARD', K['outcome-expiry']) - tonumber(ARGV[7])
+local over = redis.call('ZCARD', K['outcome-expiry']) - tonumber(ARGV[ARG.expire.most])
 if over > 0 then
   if over > OUTCOME_BATCH then more = 1 end
   local popped = redis.call('ZPOPMIN', K['outcome-expiry'], math.min(over, OUTCOME_BATCH))

@@ -6,13 +6,7 @@
   An attempt by a copy that is not of the current claim records nothing.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  now_ms
-  ARGV[2]  id        the copy's object id
-  ARGV[3]  worker    the copy's core worker
-  ARGV[4]  token     the copy's core fencing token, or ''
-  ARGV[5]  state     'failed' or 'timeout'
-  ARGV[6]  fields    JSON object of the attempt: worker, error, startedAt, log
-  ARGV[7]  request   the idempotent request (include/request.lua)
+  ARGV     the fail list of lib/engine/lua/arguments.ts
 
   Returns  1 when recorded, 0 when the task is gone or the copy is not of its claim
   Errors   none
@@ -22,15 +16,17 @@
 --- @include "request"
 --- @include "attempt-log"
 
-local kept = replayed(ARGV[7])
+local kept = replayed(ARGV[ARG.fail.request])
 if kept ~= nil then return tonumber(kept) end
-local id = ARGV[2]
+local id = ARGV[ARG.fail.id]
 local stored = load_task(id)
 if stored == nil then return 0 end
-local token = ARGV[4] ~= '' and ARGV[4] or nil
-if outdated_copy('fail', id, stored, ARGV[3] ~= '' and ARGV[3] or nil, token) ~= nil then return 0 end
-redis.call('HSET', K['attempts'], id, ARGV[5] .. '|' .. ARGV[1] .. '|' .. ARGV[6])
-log_failed(id, ARGV[5], ARGV[4], ARGV[6], tonumber(ARGV[1]))
+local token = ARGV[ARG.fail.token] ~= '' and ARGV[ARG.fail.token] or nil
+local worker = ARGV[ARG.fail.worker]
+if outdated_copy('fail', id, stored, worker ~= '' and worker or nil, token) ~= nil then return 0 end
+local state, fields = ARGV[ARG.fail.state], ARGV[ARG.fail.fields]
+redis.call('HSET', K['attempts'], id, state .. '|' .. ARGV[ARG.fail.now_ms] .. '|' .. fields)
+log_failed(id, state, ARGV[ARG.fail.token], fields, tonumber(ARGV[ARG.fail.now_ms]))
 use_feature('attempts')
-remember(ARGV[7], tonumber(ARGV[1]), '1')
+remember(ARGV[ARG.fail.request], tonumber(ARGV[ARG.fail.now_ms]), '1')
 return 1

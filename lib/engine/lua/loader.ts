@@ -5,6 +5,7 @@ import { Gate, Label, Method } from '../../task/label.js';
 import { mapNames } from '../../task/task.js';
 import { keyNames, type KeyName, type QueueKeys } from '../keys.js';
 import { engineDefaults } from '../options.js';
+import { argumentNames, scriptArguments, type ArgumentList } from './arguments.js';
 
 /** LoadedScript is one assembled script: prelude, includes and body, with its SHA1. */
 export interface LoadedScript {
@@ -90,7 +91,8 @@ export function assembleScript(
       `${name}.lua line ${index + 1}`,
     );
   });
-  const finish = (text: string) => inlineKeys(name, inlineConstants(text, variant));
+  const finish = (text: string) =>
+    inlineArguments(name, inlineKeys(name, inlineConstants(text, variant)));
   const source = finish(
     [...(shebang === undefined ? [] : [shebang]), prelude, evalKeyTable, ...assembled].join('\n'),
   );
@@ -249,6 +251,32 @@ function inlineKeys(script: string, source: string): string {
     return `KEYS[${index + 1}]`;
   });
   if (/\bK\[/.test(inlined)) throw new Error(`${script}.lua: keys are named as K['<name>'] only`);
+  return inlined;
+}
+
+/**
+ * inlineArguments writes each `ARG.<list>.<name>` as the argument's position
+ * in its list of arguments.ts (from 1), and each `#ARG.<list>` as how many
+ * arguments the list has: a script reads `ARGV[ARG.cancel.id]`, or
+ * `ARGV[first + ARG.search.worker]` where the list starts after `first`
+ * others. A list or a name arguments.ts does not declare is an error.
+ */
+function inlineArguments(script: string, source: string): string {
+  const listOf = (list: string, form: string): readonly string[] => {
+    if (!Object.hasOwn(scriptArguments, list))
+      throw new Error(`${script}.lua: ${form} names no list of lib/engine/lua/arguments.ts`);
+    return argumentNames(list as ArgumentList);
+  };
+  const inlined = source
+    .replace(/#ARG\.([a-z_]+)\b(?!\.)/g, (form, list: string) => String(listOf(list, form).length))
+    .replace(/\bARG\.([a-z_]+)\.([a-z_0-9]+)\b/g, (form, list: string, name: string) => {
+      const index = listOf(list, form).indexOf(name);
+      if (index < 0)
+        throw new Error(`${script}.lua: ${form} is not an argument of lib/engine/lua/arguments.ts`);
+      return String(index + 1);
+    });
+  if (/\bARG\b/.test(inlined))
+    throw new Error(`${script}.lua: arguments are named as ARG.<list>.<name> or #ARG.<list> only`);
   return inlined;
 }
 

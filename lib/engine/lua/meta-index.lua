@@ -8,7 +8,7 @@
   Searches and expire run the jobs too.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  keys   JSON array of meta keys (exact, non-empty)
+  ARGV     the meta_index list of lib/engine/lua/arguments.ts
 
   Returns  1 when every key named is listed, 0 while a job still lists one
   Errors   none
@@ -20,7 +20,7 @@
 --- @include "roots"
 
 step_spent() -- the clock starts here: the jobs below are all the call does
-local keys = cjson.decode(ARGV[1])
+local keys = cjson.decode(ARGV[ARG.meta_index.keys])
 for _, key in ipairs(keys) do roots().declare(key) end
 -- three quarters of the stepTime: at 1M a listed record costs ~22 µs and its
 -- time varies (a random insert), so a step ends well before 5 ms on a busy host

@@ -6,15 +6,12 @@
   at `limit` matches; `position` says where the next page starts.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  state      claimable | owned | waiting | halted | cron | gate | broadcast | held | all
-  ARGV[2]  query      JSON of a query the tasks must match, '' for every task
-  ARGV[3]  limit      how many tasks at most
-  ARGV[4]  position   where to go on ('' to start): by state, `<pool 1-3><member>`
-                      (claimable), `<member>` (halted, gate), `<score>:<id>` (owned,
-                      waiting, cron, broadcast: by score), `<HSCAN cursor>:<entries>` (all, held),
-                      `m<id>` (any state: the tasks listed under an exact value of a
-                      meta key the query asks, where they are fewer than the state's)
-  ARGV[5]  budget     how many index entries to read at most
+  ARGV     the page list of lib/engine/lua/arguments.ts
+           position, by state: `<pool 1-3><member>` (claimable), `<member>`
+           (halted, gate), `<score>:<id>` (owned, waiting, cron, broadcast: by
+           score), `<HSCAN cursor>:<entries>` (all, held), `m<id>` (any state: the
+           tasks listed under an exact value of a meta key the query asks, where
+           they are fewer than the state's)
 
   Returns  { position, read, id, record, id, record, ... }  position '' when the
            state's index was read to its end; read: how many index entries the
@@ -27,12 +24,12 @@
 --- @include "has"
 --- @include "roots"
 
-local state = ARGV[1]
-local query = ARGV[2] ~= '' and decode_task(ARGV[2]) or nil
+local state = ARGV[ARG.page.state]
+local query = ARGV[ARG.page.query] ~= '' and decode_task(ARGV[ARG.page.query]) or nil
 local spelled = query ~= nil and spelled_values(query) or {}
-local limit = tonumber(ARGV[3])
-local position = ARGV[4]
-local budget = tonumber(ARGV[5])
+local limit = tonumber(ARGV[ARG.page.limit])
+local position = ARGV[ARG.page.position]
+local budget = tonumber(ARGV[ARG.page.budget])
 local BYTES_MOST = 262144 -- 1,000 records of 1 KB took 7 ms; 256 KiB about 2.5 ms
 local BATCH = 100
 

@@ -2,8 +2,7 @@
 --[[ pause: pause or resume the whole queue (docs/semantics.md §3.14).
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  now_ms      the engine's clock, ms since the epoch
-  ARGV[2]  'pause' or 'resume'
+  ARGV     the pause list of lib/engine/lua/arguments.ts
 
   A paused queue has its `paused` key (when it was paused, ms) and the
   `paused` field of `features`: searches (search.lua, the plain and lean
@@ -23,9 +22,9 @@
 --- @include "index"
 --- @include "wake-parked"
 
-if ARGV[2] == 'pause' then
+if ARGV[ARG.pause.operation] == 'pause' then
   if redis.call('EXISTS', K['paused']) == 1 then return 0 end
-  redis.call('SET', K['paused'], ARGV[1])
+  redis.call('SET', K['paused'], ARGV[ARG.pause.now_ms])
   use_feature('paused')
   return 1
 end

@@ -3,11 +3,7 @@
   `rates` itself) (docs/semantics.md §3.16).
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  now_ms      the engine's clock, ms since the epoch
-  ARGV[2]  'set' or 'remove'
-  ARGV[3]  the meta key ('' for the whole queue)   (set, remove)
-  ARGV[4]  the most claims in a window, a positive integer   (set)
-  ARGV[5]  the window's length in ms, a positive integer   (set)
+  ARGV     the rates list of lib/engine/lua/arguments.ts
 
   A limit counts from its next claim. Changing a limit keeps the window of
   each value (a lower limit may close it at once, a higher one opens it);
@@ -27,7 +23,7 @@
 --- @include "index"
 --- @include "wake-parked"
 
-local operation, key = ARGV[2], ARGV[3]
+local operation, key = ARGV[ARG.rates.operation], ARGV[ARG.rates.key]
 
 local function limit_of(stored)
   if not stored then return nil end
@@ -37,7 +33,7 @@ end
 local was = redis.call('HGET', K['rates'], key)
 
 if operation == 'set' then
-  local rate = ARGV[4] .. ':' .. ARGV[5]
+  local rate = ARGV[ARG.rates.claims] .. ':' .. ARGV[ARG.rates.window_ms]
   if was == rate then return 0 end
   redis.call('HSET', K['rates'], key, rate)
   use_feature('rates')

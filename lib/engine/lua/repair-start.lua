@@ -20,7 +20,7 @@
   list and the one below name every key of lib/engine/keys.ts.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  layout   the layout version the engine writes
+  ARGV     the repair_start list of lib/engine/lua/arguments.ts
 
   Returns  1
   Errors   none
@@ -37,7 +37,7 @@ redis.call('UNLINK', K['ready'], K['ready-cron'], K['ready-uni'], K['ready-prio'
   K['watched'], K['meta-tasks'], K['roots'], K['root-leaves'], K['root-anchors'], K['wild-roots'],
   K['witnesses'], K['obsolete-groups'], K['root-jobs'], K['filter-pools'], K['ready-filtered'],
   K['parked'], K['parked-slots'], K['parked-workers'], K['cap-counts'], K['cap-holders'], K['features'])
-redis.call('SET', K['layout'], ARGV[1])
+redis.call('SET', K['layout'], ARGV[ARG.repair_start.layout])
 -- the fields of the keys kept (filters, attempts, followers, events)
 rebuild_features()
 -- as many keys as engines' metaIndexes options named (at most 64 each)

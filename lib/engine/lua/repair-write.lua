@@ -5,8 +5,8 @@
   indexed it already. A record that is not a task is left to expire's sweep.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  now_ms
-  ARGV[2]  JSON array of [id, record, due ms, tick+1 ms, lease end ms]:
+  ARGV     the repair_write list of lib/engine/lua/arguments.ts
+           entries: JSON array of [id, record, due ms, tick+1 ms, lease end ms]:
              due ms     an @exact or deferred task's due time ('' : none;
                         0 for an unreadable one: due at once)
              tick+1 ms  a cron template's tick+1 ('-inf': missing or unreadable)
@@ -23,11 +23,11 @@
 --- @include "owners"
 --- @include "index"
 
-local now = tonumber(ARGV[1])
+local now = tonumber(ARGV[ARG.repair_write.now_ms])
 local ctx = new_context(now)
 ctx.quiet = true -- indexing anew is no event
 local indexed = 0
-for _, entry in ipairs(cjson.decode(ARGV[2])) do
+for _, entry in ipairs(cjson.decode(ARGV[ARG.repair_write.entries])) do
   local id, record = entry[1], entry[2]
   local task = redis.call('HGET', K['tasks'], id) == record and decode_scanned(id, record) or nil
   if task ~= nil then

@@ -9,18 +9,7 @@
   other failures wait for their lease (fail.lua).
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  now_ms
-  ARGV[2]  id        the copy's object id
-  ARGV[3]  worker    the copy's core worker
-  ARGV[4]  token     the copy's core fencing token, or ''
-  ARGV[5]  fields    JSON object of the attempt: worker, error, startedAt, log
-  ARGV[6]  due_ms    when it may run again, ms ('' or <= now: at once)
-  ARGV[7]  due       formatTime of due_ms, the task's core retry-at ('' with no due_ms)
-  ARGV[8]  cancel    the breaker to set: a count N (the lower of it and the
-                     stored one), 'now' (halt now: the new cycle count), or '' (keep)
-  ARGV[9]  retention how long the outcome of a task this halts is kept, ms (0: not kept)
-  ARGV[10] most      how many outcomes the queue keeps at most
-  ARGV[11] request   the idempotent request (include/request.lua)
+  ARGV     the retry list of lib/engine/lua/arguments.ts
 
   Returns  2 when given back and halted, 1 when given back to run again,
            0 when the task is gone or the copy is not of its claim
@@ -37,16 +26,17 @@
 --- @include "request"
 --- @include "attempt-log"
 
-local kept = replayed(ARGV[11])
+local kept = replayed(ARGV[ARG.retry.request])
 if kept ~= nil then return tonumber(kept) end
-local now = tonumber(ARGV[1])
-local id = ARGV[2]
+local now = tonumber(ARGV[ARG.retry.now_ms])
+local id = ARGV[ARG.retry.id]
 local stored = load_task(id)
 if stored == nil then return 0 end
-local token = ARGV[4] ~= '' and ARGV[4] or nil
-if outdated_copy('retry', id, stored, ARGV[3] ~= '' and ARGV[3] or nil, token) ~= nil then return 0 end
-redis.call('HSET', K['attempts'], id, 'failed|' .. ARGV[1] .. '|' .. ARGV[5])
-log_failed(id, 'failed', ARGV[4], ARGV[5], now)
+local token = ARGV[ARG.retry.token] ~= '' and ARGV[ARG.retry.token] or nil
+local worker = ARGV[ARG.retry.worker]
+if outdated_copy('retry', id, stored, worker ~= '' and worker or nil, token) ~= nil then return 0 end
+redis.call('HSET', K['attempts'], id, 'failed|' .. ARGV[ARG.retry.now_ms] .. '|' .. ARGV[ARG.retry.fields])
+log_failed(id, 'failed', ARGV[ARG.retry.token], ARGV[ARG.retry.fields], now)
 use_feature('attempts')
 
 local freed = with_core(stored, copy_map(stored.core))
@@ -55,15 +45,15 @@ freed.core[LABEL_WORKER] = nil
 freed.core[LABEL_EXPIRY] = nil
 freed.core[LABEL_TOKEN] = nil
 freed.core[LABEL_CYCLES] = format_count(cycles)
-local limit = ARGV[8] == 'now' and cycles or tonumber(ARGV[8])
+local limit = ARGV[ARG.retry.cancel] == 'now' and cycles or tonumber(ARGV[ARG.retry.cancel])
 if limit ~= nil then
   local cancel = read_count(stored.core[LABEL_CANCEL] or '')
   if cancel == nil or cancel < 1 or limit < cancel then freed.core[LABEL_CANCEL] = format_count(limit) end
 end
-local due_ms = tonumber(ARGV[6])
+local due_ms = tonumber(ARGV[ARG.retry.due_ms])
 local ctx = new_context(now)
 if due_ms ~= nil and due_ms > now then
-  freed.core[LABEL_RETRY_AT] = ARGV[7]
+  freed.core[LABEL_RETRY_AT] = ARGV[ARG.retry.due]
   ctx.due_ms = due_ms
 else
   freed.core[LABEL_RETRY_AT] = nil
@@ -72,9 +62,9 @@ store_task(id, freed)
 reindex(id, stored, freed, ctx)
 local result = 1
 if is_halted(freed) then
-  halted_outcome(id, freed, now, tonumber(ARGV[9]), tonumber(ARGV[10]))
+  halted_outcome(id, freed, now, tonumber(ARGV[ARG.retry.retention]), tonumber(ARGV[ARG.retry.most]))
   result = 2
 end
 finish(ctx)
-remember(ARGV[11], now, tostring(result))
+remember(ARGV[ARG.retry.request], now, tostring(result))
 return result

@@ -10,11 +10,7 @@
   one step is read as one consistent snapshot.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  query       JSON of the query
-  ARGV[2]  cursor      HSCAN cursor ('0' to start), 'c<id>' in a template's children,
-                       'm<id>' in the tasks listed under a meta pair
-  ARGV[3]  budget      how many records to read at most
-  ARGV[4]  first       '1' to stop at the first match (exists)
+  ARGV     the scan list of lib/engine/lua/arguments.ts
 
   Returns  { cursor, id, record, id, record, ... }  cursor '0' when the scan is
            complete; records in the stored form (lib/task/codec.ts encodeStored)
@@ -26,10 +22,10 @@
 --- @include "has"
 --- @include "roots"
 
-local query = decode_task(ARGV[1])
-local cursor = ARGV[2]
-local budget = tonumber(ARGV[3])
-local first = ARGV[4] == '1'
+local query = decode_task(ARGV[ARG.scan.query])
+local cursor = ARGV[ARG.scan.cursor]
+local budget = tonumber(ARGV[ARG.scan.budget])
+local first = ARGV[ARG.scan.first] == '1'
 local found = { '0' }
 local spelled = spelled_values(query)
 

@@ -5,15 +5,7 @@
   template's core carries it (Label.Schedule).
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  now_ms
-  ARGV[2]  name
-  ARGV[3]  task        JSON of the validated template (as create takes it: node
-                       defaulted, ticks set, core naming the schedule), or ''
-                       to remove the template of the name
-  ARGV[4]  tick_p1_ms  the template's tick+1 from its @every at now
-  ARGV[5]  check_ms    when its tick-1 may need maintenance, or ''
-  ARGV[6]  layout      the layout version the engine writes
-  ARGV[7]  request     the idempotent request (include/request.lua)
+  ARGV     the schedule list of lib/engine/lua/arguments.ts
 
   Returns  'created <id>', 'updated <id>' or 'unchanged <id>'; for a removal
            'removed <id>' or 'none'. The same again for the same request.
@@ -27,10 +19,10 @@
 --- @include "owners"
 --- @include "index"
 
-local now = tonumber(ARGV[1])
-local kept = replayed(ARGV[7])
+local now = tonumber(ARGV[ARG.schedule.now_ms])
+local kept = replayed(ARGV[ARG.schedule.request])
 if kept ~= nil then return kept end
-local name = ARGV[2]
+local name = ARGV[ARG.schedule.name]
 local ctx = new_context(now)
 
 -- the template of the name, when it is still one (an operator may have removed it)
@@ -48,7 +40,7 @@ local function same_content(a, b)
 end
 
 local answer
-if ARGV[3] == '' then
+if ARGV[ARG.schedule.task] == '' then
   answer = 'none'
   if current ~= nil then
     remove_task(id, current, ctx)
@@ -56,15 +48,15 @@ if ARGV[3] == '' then
   end
   redis.call('HDEL', K['schedules'], name)
 else
-  local task = decode_task(ARGV[3])
+  local task = decode_task(ARGV[ARG.schedule.task])
   if current == nil then
-    redis.call('SET', K['layout'], ARGV[6], 'NX')
+    redis.call('SET', K['layout'], ARGV[ARG.schedule.layout], 'NX')
     id = new_id(now)
     task.core[LABEL_OBJECT] = id
-    ctx.tick_p1_ms = tonumber(ARGV[4])
+    ctx.tick_p1_ms = tonumber(ARGV[ARG.schedule.tick_p1_ms])
     store_task(id, task)
     reindex(id, nil, task, ctx)
-    if ARGV[5] ~= '' then redis.call('ZADD', K['ticker-check'], ARGV[5], id) end
+    if ARGV[ARG.schedule.check_ms] ~= '' then redis.call('ZADD', K['ticker-check'], ARGV[ARG.schedule.check_ms], id) end
     redis.call('HSET', K['schedules'], name, id)
     answer = 'created ' .. id
   else
@@ -78,9 +70,9 @@ else
     if current.cron[LABEL_EVERY] == task.cron[LABEL_EVERY] then
       task.cron = current.cron
     else
-      ctx.tick_p1_ms = tonumber(ARGV[4])
-      if ARGV[5] ~= '' then
-        redis.call('ZADD', K['ticker-check'], ARGV[5], id)
+      ctx.tick_p1_ms = tonumber(ARGV[ARG.schedule.tick_p1_ms])
+      if ARGV[ARG.schedule.check_ms] ~= '' then
+        redis.call('ZADD', K['ticker-check'], ARGV[ARG.schedule.check_ms], id)
       else
         redis.call('ZREM', K['ticker-check'], id)
       end
@@ -95,5 +87,5 @@ else
   end
 end
 finish(ctx)
-remember(ARGV[7], now, answer)
+remember(ARGV[ARG.schedule.request], now, answer)
 return answer

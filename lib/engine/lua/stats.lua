@@ -4,15 +4,9 @@
   ready pools; never a walk of the queue.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  now       the engine's clock, ms
-  ARGV[2]  owners    about how many owners to name (HSCAN COUNT of `owners`;
-                     a small hash answers whole)
-  ARGV[3]  targets   how many target workers of `ready-uni` to look at for the
-                     oldest claimable task
-  ARGV[4]  workers   JSON array of the live workers: { "w": worker id, "a": true
-                     when it searches for any task, "f": [JSON of each filter] }
-  ARGV[5]  sample    how many claimable tasks to check against the workers at
-                     most: the oldest `any` ones and the first `uni` ones
+  ARGV     the stats list of lib/engine/lua/arguments.ts
+           owners: a small hash answers whole; sample: the oldest `any` ones
+           and the first `uni` ones
 
   Returns  JSON { tasks, claimable, owned, waiting, due, halted, cron, gate,
            broadcast, held, oldest (an id, or false), owner_count, owners (flat
@@ -24,9 +18,9 @@
 --- @include "task"
 --- @include "has"
 
-local now = tonumber(ARGV[1])
-local owner_budget = tonumber(ARGV[2])
-local target_budget = tonumber(ARGV[3])
+local now = tonumber(ARGV[ARG.stats.now_ms])
+local owner_budget = tonumber(ARGV[ARG.stats.owners])
+local target_budget = tonumber(ARGV[ARG.stats.targets])
 
 -- the oldest claimable task: ids sort by creation, so it is the least of the
 -- heads of `ready` and `ready-cron`, of the head under each target worker
@@ -57,9 +51,9 @@ end
 -- nobody can take this: the claimable tasks checked against the live
 -- workers' search filters (by labels only: a handler's filter function is
 -- not known here). A unicast task only its target worker can take.
-local sample_most = tonumber(ARGV[5])
+local sample_most = tonumber(ARGV[ARG.stats.sample])
 local any_worker, all_filters, by_worker = false, {}, {}
-for _, live in ipairs(cjson.decode(ARGV[4])) do
+for _, live in ipairs(cjson.decode(ARGV[ARG.stats.workers])) do
   local entry = { any = live.a == true, filters = {} }
   for _, json in ipairs(type(live.f) == 'table' and live.f or {}) do
     local filter = decode_task(json)

@@ -4,13 +4,13 @@
   attempt, its hold (engine.status, lib/engine/status.ts).
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  id
+  ARGV     the status list of lib/engine/lua/arguments.ts
 
   Returns  { record, outcome, claimed ms, due ms, attempt, held, attempt log }, '' for each
            the queue does not have
   Errors   none
 ]]
-local id = ARGV[1]
+local id = ARGV[ARG.status.id]
 -- `<claimed ms>:<worker>` (include/owners.lua)
 local holder = redis.call('HGET', K['holders'], id)
 return {

@@ -5,8 +5,7 @@
   from both indexes.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  now_ms
-  ARGV[2]  limit       how many templates at most
+  ARGV     the ticker_due list of lib/engine/lua/arguments.ts
 
   Returns  { id, @every, tick+1 label, id, @every, tick+1 label, ... }
   Errors   none
@@ -19,8 +18,8 @@
 --- @include "owners"
 --- @include "index"
 
-local now = tonumber(ARGV[1])
-local limit = tonumber(ARGV[2])
+local now = tonumber(ARGV[ARG.ticker_due.now_ms])
+local limit = tonumber(ARGV[ARG.ticker_due.limit])
 local ctx = new_context(now)
 local reply = {}
 local seen = {}

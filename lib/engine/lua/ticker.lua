@@ -5,9 +5,9 @@
   the one it computed them for.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  now_ms
-  ARGV[2]  JSON array of { id, every, seen, m1, p1, p1_ms, pm, pm_ms, pm_next, pm_next_ms }
-           or { id, every, seen, unreadable = true }:
+  ARGV     the ticker list of lib/engine/lua/arguments.ts
+           entries: JSON array of { id, every, seen, m1, p1, p1_ms, pm, pm_ms, pm_next,
+           pm_next_ms } or { id, every, seen, unreadable = true }:
              every     the @every the ticks were computed from
              seen      the tick+1 label the engine read
              unreadable  the engine cannot read this @every: the template is
@@ -28,7 +28,7 @@
 --- @include "owners"
 --- @include "index"
 
-local now = tonumber(ARGV[1])
+local now = tonumber(ARGV[ARG.ticker.now_ms])
 local ctx = new_context(now)
 local stale = {}
 
@@ -112,6 +112,6 @@ local function tick(entry)
   end
 end
 
-for _, entry in ipairs(cjson.decode(ARGV[2])) do tick(entry) end
+for _, entry in ipairs(cjson.decode(ARGV[ARG.ticker.entries])) do tick(entry) end
 finish(ctx)
 return { ctx.emitted, stale }

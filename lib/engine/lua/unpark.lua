@@ -3,9 +3,8 @@
   wake-up goes to them (a worker that stops).
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  now_ms
-  ARGV[2]  worker
-  ARGV[3..] the slots
+  ARGV     the unpark list of lib/engine/lua/arguments.ts
+           then the slots, one argument each
 
   Returns  1
   Errors   none
@@ -18,5 +17,7 @@
 --- @include "owners"
 --- @include "index"
 
-for index = 3, #ARGV do parking().unpark(ARGV[2] .. '\0' .. ARGV[index]) end
+-- the slots follow the unpark list
+local worker = ARGV[ARG.unpark.worker]
+for index = #ARG.unpark + 1, #ARGV do parking().unpark(worker .. '\0' .. ARGV[index]) end
 return 1

@@ -7,9 +7,7 @@
   released, release.lua).
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV[1]  now_ms
-  ARGV[2]  id
-  ARGV[3]  request   the idempotent request (include/request.lua)
+  ARGV     the withdraw list of lib/engine/lua/arguments.ts
 
   Returns  1 when removed, 0 when claimed or gone
   Errors   none
@@ -23,15 +21,15 @@
 --- @include "owners"
 --- @include "index"
 
-local kept = replayed(ARGV[3])
+local kept = replayed(ARGV[ARG.withdraw.request])
 if kept ~= nil then return tonumber(kept) end
-local id = ARGV[2]
+local id = ARGV[ARG.withdraw.id]
 local task = load_task(id)
 if task == nil or owner_of(task) ~= nil or cycles_of(task) > 0 or redis.call('HEXISTS', K['attempts'], id) == 1 then
   return 0
 end
-local ctx = new_context(tonumber(ARGV[1]))
+local ctx = new_context(tonumber(ARGV[ARG.withdraw.now_ms]))
 remove_task(id, task, ctx)
 finish(ctx)
-remember(ARGV[3], ctx.now, '1')
+remember(ARGV[ARG.withdraw.request], ctx.now, '1')
 return 1

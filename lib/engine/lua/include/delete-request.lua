@@ -1,4 +1,4 @@
--- delete-request: a delete's arguments (delete.lua's header), read into the
+-- delete-request: a delete's arguments (lib/engine/lua/arguments.ts), read into the
 -- request that include/delete.lua and include/plain.lua take. Needs the task
 -- include.
 
@@ -33,47 +33,49 @@ local function read_rare(request, bypass, requeue, defer_ok, requeued, due_ms, t
   return request
 end
 
--- DELETE_ARGUMENTS: how many arguments delete_request reads
-local DELETE_ARGUMENTS = 17
-
--- delete_request reads a delete's arguments (delete.lua's header) from
--- ARGV[first] on
+-- delete_request reads a delete's arguments (the delete list of
+-- lib/engine/lua/arguments.ts) from ARGV[first + 1] on
 local function delete_request(first)
   local request = {
-    now = tonumber(ARGV[first]),
-    id = ARGV[first + 1],
-    worker = given(ARGV[first + 2]),
-    token = given(ARGV[first + 12]),
-    outcome = given(ARGV[first + 13]),
-    retention = tonumber(ARGV[first + 14]),
-    outcome_most = tonumber(ARGV[first + 15]),
+    now = tonumber(ARGV[first + ARG.delete.now_ms]),
+    id = ARGV[first + ARG.delete.id],
+    worker = given(ARGV[first + ARG.delete.worker]),
+    token = given(ARGV[first + ARG.delete.token]),
+    outcome = given(ARGV[first + ARG.delete.outcome]),
+    retention = tonumber(ARGV[first + ARG.delete.retention]),
+    outcome_most = tonumber(ARGV[first + ARG.delete.most]),
   }
-  return read_rare(request, ARGV[first + 3], ARGV[first + 4], ARGV[first + 5], ARGV[first + 6], ARGV[first + 7],
-    ARGV[first + 8], ARGV[first + 9], ARGV[first + 10], ARGV[first + 11], ARGV[first + 16])
+  return read_rare(request, ARGV[first + ARG.delete.bypass], ARGV[first + ARG.delete.requeue],
+    ARGV[first + ARG.delete.defer_ok], ARGV[first + ARG.delete.requeued], ARGV[first + ARG.delete.due_ms],
+    ARGV[first + ARG.delete.tick_p1_ms], ARGV[first + ARG.delete.gate], ARGV[first + ARG.delete.sync],
+    ARGV[first + ARG.delete.root_id], ARGV[first + ARG.delete.children])
 end
 
--- FOLDED_ARGUMENTS: how many arguments folded_delete_request reads
-local FOLDED_ARGUMENTS = 5
-
--- folded_delete_request reads a delete of delete-search (its header): the
--- id, the copy's worker and token, the outcome's fields, and '' or a JSON
--- array of the rare fields in delete.lua's order (bypass ... root id,
--- children); the instant and what is kept of outcomes are the call's.
--- Every argument a call passes costs Redis about 1,200 instructions.
+-- folded_delete_request reads a delete of delete-search (the folded_delete
+-- list, from ARGV[first + 1] on): the id, the copy's worker and token, the
+-- outcome's fields, and '' or the JSON array delete_rare; the instant and
+-- what is kept of outcomes are the call's. Every argument a call passes
+-- costs Redis about 1,200 instructions.
 local function folded_delete_request(first, now, retention, outcome_most)
   local request = {
     now = now,
-    id = ARGV[first],
-    worker = given(ARGV[first + 1]),
-    token = given(ARGV[first + 2]),
-    outcome = given(ARGV[first + 3]),
+    id = ARGV[first + ARG.folded_delete.id],
+    worker = given(ARGV[first + ARG.folded_delete.worker]),
+    token = given(ARGV[first + ARG.folded_delete.token]),
+    outcome = given(ARGV[first + ARG.folded_delete.outcome]),
     retention = retention,
     outcome_most = outcome_most,
     bypass = false,
     requeue = false,
     defer_ok = true,
   }
-  local rare = ARGV[first + 4]
-  if rare ~= '' then read_rare(request, unpack(cjson.decode(rare))) end
+  local json = ARGV[first + ARG.folded_delete.rare]
+  if json ~= '' then
+    local rare = cjson.decode(json)
+    read_rare(request, rare[ARG.delete_rare.bypass], rare[ARG.delete_rare.requeue], rare[ARG.delete_rare.defer_ok],
+      rare[ARG.delete_rare.requeued], rare[ARG.delete_rare.due_ms], rare[ARG.delete_rare.tick_p1_ms],
+      rare[ARG.delete_rare.gate], rare[ARG.delete_rare.sync], rare[ARG.delete_rare.root_id],
+      rare[ARG.delete_rare.children])
+  end
   return request
 end

@@ -19,7 +19,7 @@
 -- request.outcome    JSON object text of the outcome's fields the engine adds (result, startedAt, log), or nil
 -- request.retention  how long the outcome is kept (ms; 0: not kept)
 -- request.outcome_most  how many outcomes the queue keeps at most
--- request.children   the tasks its handler spawned, { task JSON, due ms, tick+1 ms, check ms } each, or nil
+-- request.children   the tasks its handler spawned, each a spawned list (lib/engine/lua/arguments.ts), or nil
 --
 -- Returns 1 (deleted), 2 (requeued), or an error reply: TASK_NOT_FOUND,
 -- TASK_OUTDATED, TASK_CRON, all before the first write. Counts the children
@@ -162,7 +162,7 @@ local function delete(request, ctx)
   local children = nil
   if request.children ~= nil then
     for _, entry in ipairs(request.children) do
-      entry.task = decode_task(entry[1])
+      entry.task = decode_task(entry[ARG.spawned.task])
       if entry.task ~= nil and shape_of(entry.task).leaf and not roots().room_for(entry.task.root) then
         return redis.error_reply(E_TASK_LIMIT .. ' delete: a spawned task has a root of patterns, and the queue has '
           .. WILD_ROOTS_MOST .. ' such roots already')
@@ -175,10 +175,11 @@ local function delete(request, ctx)
         entry.task.core = entry.task.core or {}
         entry.task.core[LABEL_OBJECT] = child_id
         store_task(child_id, entry.task)
-        ctx.due_ms, ctx.tick_p1_ms = tonumber(entry[2]), tonumber(entry[3])
+        ctx.due_ms, ctx.tick_p1_ms = tonumber(entry[ARG.spawned.due_ms]), tonumber(entry[ARG.spawned.tick_p1_ms])
         reindex(child_id, nil, entry.task, ctx)
         ctx.due_ms, ctx.tick_p1_ms = nil, nil
-        if tonumber(entry[4]) then redis.call('ZADD', K['ticker-check'], entry[4], child_id) end
+        local check_ms = entry[ARG.spawned.check_ms]
+        if tonumber(check_ms) then redis.call('ZADD', K['ticker-check'], check_ms, child_id) end
         children[#children + 1] = child_id
       end
     end

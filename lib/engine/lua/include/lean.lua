@@ -127,7 +127,7 @@ end
 -- phase 5 and reindex for a plain task): its id and stored record, or nil
 -- (nothing written) when the general search must run: nothing to claim, the
 -- share gate closed, or the head is not a plain task. `now_text`, `expiry`
--- and `expiry_ms` as search.lua's ARGV.
+-- and `expiry_ms` as the search list's (lib/engine/lua/arguments.ts).
 local function lean_claim(lean, now_text, expiry, expiry_ms)
   if not lean_share(lean) then return nil end
   -- the heads of `ready`, read once for the claims the call may make: only

@@ -1,4 +1,4 @@
--- search-request: a search's arguments (search.lua's header), read into the
+-- search-request: a search's arguments (lib/engine/lua/arguments.ts), read into the
 -- request that include/search.lua and include/plain.lua take, its answer, and
 -- the answer to a search request sent again. Needs the task include.
 
@@ -27,60 +27,55 @@ local function read_filters(request, texts, ids)
   for filter_id in string.gmatch(ids, '([^,]*),') do request.filter_ids[#request.filter_ids + 1] = filter_id end
 end
 
--- SEARCH_ARGUMENTS: how many arguments search_request reads
-local SEARCH_ARGUMENTS = 16
-
--- search_request reads a search's arguments from ARGV[first] on (their order
--- is in search.lua's header). Numbers stay strings until a phase needs them:
--- turning a 13-digit string into a number is not cheap, and the lease end is
--- only ever a score for Redis.
+-- search_request reads a search's arguments (the search list of
+-- lib/engine/lua/arguments.ts) from ARGV[first + 1] on. Numbers stay strings
+-- until a phase needs them: turning a 13-digit string into a number is not
+-- cheap, and the lease end is only ever a score for Redis.
 local function search_request(first)
   local none = {} -- shared by the id sets that are empty; nobody writes to them
   local request = {
-    now = tonumber(ARGV[first]),
-    now_text = ARGV[first],
-    worker = ARGV[first + 1],
-    expiry = ARGV[first + 2],
-    expiry_ms = ARGV[first + 3],
-    floor = string.match(ARGV[first + 5], '^(%d+)'),
-    base = string.match(ARGV[first + 5], ':(%d+)$'),
-    skip = id_set(ARGV[first + 6], none),
-    redeliver = id_set(ARGV[first + 7], none),
-    start_ms = ARGV[first + 8],
-    exclude = id_set(ARGV[first + 9], none),
-    self_key = ARGV[first + 10],
-    resume = ARGV[first + 11],
-    slot = ARGV[first + 13],
-    park_until = ARGV[first + 14],
-    request = ARGV[first + 15],
+    now = tonumber(ARGV[first + ARG.search.now_ms]),
+    now_text = ARGV[first + ARG.search.now_ms],
+    worker = ARGV[first + ARG.search.worker],
+    expiry = ARGV[first + ARG.search.expiry],
+    expiry_ms = ARGV[first + ARG.search.expiry_ms],
+    floor = string.match(ARGV[first + ARG.search.floors], '^(%d+)'),
+    base = string.match(ARGV[first + ARG.search.floors], ':(%d+)$'),
+    skip = id_set(ARGV[first + ARG.search.skip], none),
+    redeliver = id_set(ARGV[first + ARG.search.redeliver], none),
+    start_ms = ARGV[first + ARG.search.start_ms],
+    exclude = id_set(ARGV[first + ARG.search.exclude], none),
+    self_key = ARGV[first + ARG.search.self_key],
+    resume = ARGV[first + ARG.search.resume],
+    slot = ARGV[first + ARG.search.slot],
+    park_until = ARGV[first + ARG.search.park_until],
+    request = ARGV[first + ARG.search.request],
   }
-  read_filters(request, ARGV[first + 4], ARGV[first + 12])
+  read_filters(request, ARGV[first + ARG.search.filters], ARGV[first + ARG.search.filter_ids])
   return request
 end
 
--- FOLDED_SEARCH_ARGUMENTS: how many arguments folded_search_request reads
-local FOLDED_SEARCH_ARGUMENTS = 9
-
 -- folded_search_request reads the search that delete-search's entries share
--- (its header: the arguments of search.lua an entry does not bring along);
--- each entry sets its filters, slot, broadcast floor and skips
+-- (the folded_search list: the arguments of search an entry does not bring
+-- along, at the start of ARGV); each entry sets its filters, slot, broadcast
+-- floor and skips
 local function folded_search_request()
   local none = {}
   return {
-    now = tonumber(ARGV[1]),
-    now_text = ARGV[1],
-    worker = ARGV[2],
-    expiry = ARGV[3],
-    expiry_ms = ARGV[4],
+    now = tonumber(ARGV[ARG.folded_search.now_ms]),
+    now_text = ARGV[ARG.folded_search.now_ms],
+    worker = ARGV[ARG.folded_search.worker],
+    expiry = ARGV[ARG.folded_search.expiry],
+    expiry_ms = ARGV[ARG.folded_search.expiry_ms],
     skip = none,
-    redeliver = id_set(ARGV[5], none),
-    start_ms = ARGV[6],
-    exclude = id_set(ARGV[7], none),
-    self_key = ARGV[8],
+    redeliver = id_set(ARGV[ARG.folded_search.redeliver], none),
+    start_ms = ARGV[ARG.folded_search.start_ms],
+    exclude = id_set(ARGV[ARG.folded_search.exclude], none),
+    self_key = ARGV[ARG.folded_search.self_key],
     resume = '',
     slot = '',
     park_until = '',
-    request = ARGV[9],
+    request = ARGV[ARG.folded_search.request],
     filters = none,
     filter_ids = none,
     filter_json = none,
