@@ -26,15 +26,16 @@
            halted: of the revoked tasks, those the circuit breaker now holds
   Errors   none: expire never fails because of the state of tasks
 ]]
---- @include "features"
 --- @include "task"
 --- @include "step"
---- @include "has"
---- @include "roots"
 --- @include "owners"
---- @include "index"
+--- @include "roots"
 --- @include "outcome"
 --- @include "attempt-log"
+--- @include "orphans"
+--- @include "reindex"
+--- @include "remove-task"
+--- @include "finish"
 
 local now = tonumber(ARGV[1])
 local cutoff = ARGV[2]

@@ -19,12 +19,6 @@
   Errors   none
 ]]
 --- @include "features"
---- @include "task"
---- @include "step"
---- @include "has"
---- @include "roots"
---- @include "owners"
---- @include "index"
 --- @include "wake-parked"
 
 local operation, key = ARGV[2], ARGV[3]

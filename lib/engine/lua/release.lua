@@ -23,12 +23,11 @@
 ]]
 --- @include "features"
 --- @include "task"
---- @include "step"
---- @include "has"
---- @include "roots"
 --- @include "owners"
---- @include "index"
 --- @include "attempt-log"
+--- @include "caps"
+--- @include "reindex"
+--- @include "finish"
 
 local id = ARGV[2]
 local stored = load_task(id)

@@ -20,12 +20,11 @@
   Errors   none
 ]]
 --- @include "task"
---- @include "step"
 --- @include "request"
---- @include "has"
---- @include "roots"
 --- @include "owners"
---- @include "index"
+--- @include "reindex"
+--- @include "remove-task"
+--- @include "finish"
 
 local now = tonumber(ARGV[1])
 local kept = replayed(ARGV[7])

@@ -36,17 +36,11 @@
            Woken slots hear of it on the queue's signal channel (include/index.lua finish)
   Errors   none
 ]]
---- @include "features"
---- @include "task"
---- @include "step"
 --- @include "request"
---- @include "has"
---- @include "roots"
 --- @include "owners"
---- @include "index"
---- @include "walk"
 --- @include "search-request"
 --- @include "search"
+--- @include "finish"
 
 local request = search_request(1)
 local kept = replayed(request.request)

@@ -20,7 +20,6 @@
            tasks no live worker's labels match, oldest first) }
   Errors   none
 ]]
---- @include "features"
 --- @include "task"
 --- @include "has"
 

@@ -11,13 +11,10 @@
   Returns  { id, @every, tick+1 label, id, @every, tick+1 label, ... }
   Errors   none
 ]]
---- @include "features"
 --- @include "task"
---- @include "step"
---- @include "has"
---- @include "roots"
 --- @include "owners"
---- @include "index"
+--- @include "orphans"
+--- @include "finish"
 
 local now = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])

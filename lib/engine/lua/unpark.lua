@@ -10,13 +10,7 @@
   Returns  1
   Errors   none
 ]]
---- @include "features"
---- @include "task"
---- @include "step"
---- @include "has"
---- @include "roots"
---- @include "owners"
---- @include "index"
+--- @include "parking"
 
 for index = 3, #ARGV do parking().unpark(ARGV[2] .. '\0' .. ARGV[index]) end
 return 1

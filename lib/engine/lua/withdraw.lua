@@ -14,14 +14,11 @@
   Returns  1 when removed, 0 when claimed or gone
   Errors   none
 ]]
---- @include "features"
 --- @include "task"
---- @include "step"
 --- @include "request"
---- @include "has"
---- @include "roots"
 --- @include "owners"
---- @include "index"
+--- @include "remove-task"
+--- @include "finish"
 
 local kept = replayed(ARGV[3])
 if kept ~= nil then return tonumber(kept) end
