@@ -71,7 +71,7 @@ for _, key in ipairs({ K['ready'], K['retention'] }) do
   end
 end
 
--- Halted tasks retention may delete (not in `retention`: include/index.lua)
+-- Halted tasks retention may delete (not in `retention`: include/reindex.lua)
 -- go by when they halted (haltedRetention), a prefix of `halted-since`. The
 -- outcome their halt recorded stays for its own time (failedOutcomeRetention).
 local halted_ids = spent and {}
