@@ -7,7 +7,7 @@ import { publishQueue, subscribeQueue } from '../harness/redis.js';
 
 // Idle slots of the worker runtime park in the queue: the search that found
 // no work parks its slot, and a script that makes a task claimable names one
-// parked slot that may take it on the queue's signal channel (include/index.lua
+// parked slot that may take it on the queue's signal channel (include/finish.lua
 // finish). These tests drive the engine calls the runtime makes, on a fake
 // clock, and read the channel themselves.
 

@@ -57,7 +57,7 @@ export interface QueueEventsOptions {
   limit?: number;
 }
 
-/** How many events the stream keeps, about (XADD MAXLEN ~, in include/index.lua). */
+/** How many events the stream keeps, about (XADD MAXLEN ~, in include/owners.lua). */
 const eventsKept = 10_000;
 /**
  * How long the queue records events after the last `events()` call (ms): the

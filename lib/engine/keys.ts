@@ -137,7 +137,7 @@ export const layoutVersion = '3';
  * workerOrderKey writes a worker id so that byte order is JavaScript's string order,
  * four hex digits per UTF-16 code unit: the owners of a queue are kept in
  * this order in Redis (the share gate counts those that sort first). Its Lua twin
- * is js_key in include/index.lua.
+ * is js_key in include/owners.lua.
  */
 export function workerOrderKey(worker: string): string {
   let key = '';

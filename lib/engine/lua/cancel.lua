@@ -13,15 +13,12 @@
   Returns  1 when cancelled, 0 when it had finished already (its outcome is kept)
   Errors   TASK_NOT_FOUND when the queue neither has the task nor keeps its outcome
 ]]
---- @include "features"
 --- @include "task"
---- @include "step"
 --- @include "request"
---- @include "has"
---- @include "roots"
 --- @include "owners"
---- @include "index"
 --- @include "outcome"
+--- @include "remove-task"
+--- @include "finish"
 
 local kept = replayed(ARGV[ARG.cancel.request])
 if kept ~= nil then return tonumber(kept) end

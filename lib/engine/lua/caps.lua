@@ -15,13 +15,8 @@
 ]]
 --- @include "features"
 --- @include "task"
---- @include "step"
---- @include "has"
---- @include "roots"
---- @include "owners"
---- @include "index"
---- @include "wake-parked"
 --- @include "hash-each"
+--- @include "wake-parked"
 
 local operation, key = ARGV[ARG.caps.operation], ARGV[ARG.caps.key]
 

@@ -24,14 +24,11 @@
            children gate templates emitted and the tasks requeues halted
   Errors   none: a failed delete is its entry's answer
 ]]
---- @include "features"
---- @include "task"
 --- @include "step"
 --- @include "request"
 --- @include "owners"
---- @include "outcome"
---- @include "delete-request"
 --- @include "search-request"
+--- @include "delete-request"
 --- @include "folded-replay"
 --- @include "lean"
 
@@ -39,12 +36,9 @@
 local general_module = nil
 local function general()
   if general_module ~= nil then return general_module end
-  --- @include "has"
-  --- @include "roots"
-  --- @include "index"
-  --- @include "walk"
   --- @include "delete"
   --- @include "search"
+  --- @include "finish"
   general_module = { delete = delete, search = search, finish = finish }
   return general_module
 end

@@ -27,16 +27,11 @@
            patterns would make a group beyond the queue's cap of such roots
            (before any write: the chunk is stored whole or not at all)
 ]]
---- @include "features"
 --- @include "task"
---- @include "step"
---- @include "request"
---- @include "has"
---- @include "roots"
 --- @include "owners"
---- @include "index"
---- @include "create"
 --- @include "unique"
+--- @include "create"
+--- @include "finish"
 
 local now = tonumber(ARGV[ARG.create_many.now_ms])
 local key, number = ARGV[ARG.create_many.request_key], ARGV[ARG.create_many.request_number]

@@ -20,15 +20,13 @@
 ]]
 --- @include "features"
 --- @include "task"
---- @include "step"
 --- @include "request"
---- @include "has"
---- @include "roots"
 --- @include "owners"
---- @include "index"
+--- @include "roots"
 --- @include "outcome"
---- @include "create"
 --- @include "unique"
+--- @include "create"
+--- @include "finish"
 
 local now = tonumber(ARGV[ARG.create.now_ms])
 

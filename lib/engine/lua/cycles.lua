@@ -11,14 +11,11 @@
   Returns  1
   Errors   TASK_NOT_FOUND
 ]]
---- @include "features"
 --- @include "task"
---- @include "step"
 --- @include "request"
---- @include "has"
---- @include "roots"
 --- @include "owners"
---- @include "index"
+--- @include "reindex"
+--- @include "finish"
 
 local kept = replayed(ARGV[ARG.cycles.request])
 if kept ~= nil then return tonumber(kept) end

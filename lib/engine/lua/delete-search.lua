@@ -23,14 +23,11 @@
            templates emitted and the tasks requeues halted, all entries together
   Errors   none: a failed delete is its entry's answer
 ]]
---- @include "features"
---- @include "task"
 --- @include "step"
 --- @include "request"
 --- @include "owners"
---- @include "outcome"
---- @include "delete-request"
 --- @include "search-request"
+--- @include "delete-request"
 --- @include "plain"
 --- @include "folded-replay"
 
@@ -40,12 +37,9 @@
 local general_module = nil
 local function general()
   if general_module ~= nil then return general_module end
-  --- @include "has"
-  --- @include "roots"
-  --- @include "index"
-  --- @include "walk"
   --- @include "delete"
   --- @include "search"
+  --- @include "finish"
   general_module = { delete = delete, search = search, finish = finish }
   return general_module
 end

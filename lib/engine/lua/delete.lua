@@ -18,17 +18,11 @@
            not the stored claim's), TASK_CRON, TASK_LIMIT (a spawned leaf with
            a root of patterns and no room), all before the first write
 ]]
---- @include "features"
---- @include "task"
---- @include "step"
 --- @include "request"
---- @include "has"
---- @include "roots"
 --- @include "owners"
---- @include "index"
---- @include "outcome"
 --- @include "delete-request"
 --- @include "delete"
+--- @include "finish"
 
 local request = delete_request(0)
 local kept = replayed(ARGV[ARG.delete.request])

@@ -16,15 +16,16 @@
            halted: of the revoked tasks, those the circuit breaker now holds
   Errors   none: expire never fails because of the state of tasks
 ]]
---- @include "features"
 --- @include "task"
 --- @include "step"
---- @include "has"
---- @include "roots"
 --- @include "owners"
---- @include "index"
+--- @include "roots"
 --- @include "outcome"
 --- @include "attempt-log"
+--- @include "orphans"
+--- @include "reindex"
+--- @include "remove-task"
+--- @include "finish"
 
 local now = tonumber(ARGV[ARG.expire.now_ms])
 local cutoff = ARGV[ARG.expire.cutoff]
@@ -60,7 +61,7 @@ for _, key in ipairs({ K['ready'], K['retention'] }) do
   end
 end
 
--- Halted tasks retention may delete (not in `retention`: include/index.lua)
+-- Halted tasks retention may delete (not in `retention`: include/reindex.lua)
 -- go by when they halted (haltedRetention), a prefix of `halted-since`. The
 -- outcome their halt recorded stays for its own time (failedOutcomeRetention).
 local halted_ids = spent and {}

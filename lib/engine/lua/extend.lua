@@ -7,13 +7,10 @@
   Returns  1
   Errors   TASK_NOT_FOUND, TASK_OUTDATED (checked before any write)
 ]]
---- @include "features"
 --- @include "task"
---- @include "step"
---- @include "has"
---- @include "roots"
 --- @include "owners"
---- @include "index"
+--- @include "reindex"
+--- @include "finish"
 
 local id = ARGV[ARG.extend.id]
 local stored = load_task(id)

@@ -13,10 +13,7 @@
   Returns  1 when every key named is listed, 0 while a job still lists one
   Errors   none
 ]]
---- @include "features"
---- @include "task"
 --- @include "step"
---- @include "has"
 --- @include "roots"
 
 step_spent() -- the clock starts here: the jobs below are all the call does

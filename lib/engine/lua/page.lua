@@ -18,7 +18,6 @@
            call read; records in the stored form
   Errors   none (the engine checks the state and the position's form)
 ]]
---- @include "features"
 --- @include "task"
 --- @include "step"
 --- @include "has"

@@ -14,12 +14,6 @@
   Errors   none
 ]]
 --- @include "features"
---- @include "task"
---- @include "step"
---- @include "has"
---- @include "roots"
---- @include "owners"
---- @include "index"
 --- @include "wake-parked"
 
 if ARGV[ARG.pause.operation] == 'pause' then

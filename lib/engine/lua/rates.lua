@@ -15,12 +15,6 @@
   Errors   none
 ]]
 --- @include "features"
---- @include "task"
---- @include "step"
---- @include "has"
---- @include "roots"
---- @include "owners"
---- @include "index"
 --- @include "wake-parked"
 
 local operation, key = ARGV[ARG.rates.operation], ARGV[ARG.rates.key]

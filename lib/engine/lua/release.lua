@@ -15,12 +15,11 @@
 ]]
 --- @include "features"
 --- @include "task"
---- @include "step"
---- @include "has"
---- @include "roots"
 --- @include "owners"
---- @include "index"
 --- @include "attempt-log"
+--- @include "caps"
+--- @include "reindex"
+--- @include "finish"
 
 local id = ARGV[ARG.release.id]
 local stored = load_task(id)

@@ -26,9 +26,6 @@
   Errors   none
 ]]
 --- @include "features"
---- @include "task"
---- @include "step"
---- @include "has"
 --- @include "roots"
 
 redis.call('UNLINK', K['ready'], K['ready-cron'], K['ready-uni'], K['ready-prio'], K['targets'], K['waiting'], K['promoted'],

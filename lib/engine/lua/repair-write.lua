@@ -15,13 +15,11 @@
   Returns  how many records it indexed
   Errors   none
 ]]
---- @include "features"
 --- @include "task"
---- @include "step"
---- @include "has"
---- @include "roots"
 --- @include "owners"
---- @include "index"
+--- @include "orphans"
+--- @include "reindex"
+--- @include "finish"
 
 local now = tonumber(ARGV[ARG.repair_write.now_ms])
 local ctx = new_context(now)

@@ -17,14 +17,12 @@
 ]]
 --- @include "features"
 --- @include "task"
---- @include "step"
---- @include "has"
---- @include "roots"
---- @include "owners"
---- @include "index"
---- @include "outcome"
 --- @include "request"
+--- @include "owners"
+--- @include "outcome"
 --- @include "attempt-log"
+--- @include "reindex"
+--- @include "finish"
 
 local kept = replayed(ARGV[ARG.retry.request])
 if kept ~= nil then return tonumber(kept) end

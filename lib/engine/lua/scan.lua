@@ -16,7 +16,6 @@
            complete; records in the stored form (lib/task/codec.ts encodeStored)
   Errors   none
 ]]
---- @include "features"
 --- @include "task"
 --- @include "step"
 --- @include "has"

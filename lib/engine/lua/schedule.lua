@@ -12,12 +12,11 @@
   Errors   none
 ]]
 --- @include "task"
---- @include "step"
 --- @include "request"
---- @include "has"
---- @include "roots"
 --- @include "owners"
---- @include "index"
+--- @include "reindex"
+--- @include "remove-task"
+--- @include "finish"
 
 local now = tonumber(ARGV[ARG.schedule.now_ms])
 local kept = replayed(ARGV[ARG.schedule.request])

@@ -22,17 +22,11 @@
            Woken slots hear of it on the queue's signal channel (include/index.lua finish)
   Errors   none
 ]]
---- @include "features"
---- @include "task"
---- @include "step"
 --- @include "request"
---- @include "has"
---- @include "roots"
 --- @include "owners"
---- @include "index"
---- @include "walk"
 --- @include "search-request"
 --- @include "search"
+--- @include "finish"
 
 local request = search_request(0)
 local kept = replayed(request.request)

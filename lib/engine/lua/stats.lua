@@ -14,7 +14,6 @@
            tasks no live worker's labels match, oldest first) }
   Errors   none
 ]]
---- @include "features"
 --- @include "task"
 --- @include "has"
 

@@ -10,13 +10,10 @@
   Returns  { id, @every, tick+1 label, id, @every, tick+1 label, ... }
   Errors   none
 ]]
---- @include "features"
 --- @include "task"
---- @include "step"
---- @include "has"
---- @include "roots"
 --- @include "owners"
---- @include "index"
+--- @include "orphans"
+--- @include "finish"
 
 local now = tonumber(ARGV[ARG.ticker_due.now_ms])
 local limit = tonumber(ARGV[ARG.ticker_due.limit])

@@ -20,13 +20,12 @@
            whose tick+1 changed since the engine read them
   Errors   none
 ]]
---- @include "features"
 --- @include "task"
---- @include "step"
---- @include "has"
---- @include "roots"
 --- @include "owners"
---- @include "index"
+--- @include "links"
+--- @include "reindex"
+--- @include "remove-task"
+--- @include "finish"
 
 local now = tonumber(ARGV[ARG.ticker.now_ms])
 local ctx = new_context(now)

@@ -9,13 +9,7 @@
   Returns  1
   Errors   none
 ]]
---- @include "features"
---- @include "task"
---- @include "step"
---- @include "has"
---- @include "roots"
---- @include "owners"
---- @include "index"
+--- @include "parking"
 
 -- the slots follow the unpark list
 local worker = ARGV[ARG.unpark.worker]

@@ -12,14 +12,11 @@
   Returns  1 when removed, 0 when claimed or gone
   Errors   none
 ]]
---- @include "features"
 --- @include "task"
---- @include "step"
 --- @include "request"
---- @include "has"
---- @include "roots"
 --- @include "owners"
---- @include "index"
+--- @include "remove-task"
+--- @include "finish"
 
 local kept = replayed(ARGV[ARG.withdraw.request])
 if kept ~= nil then return tonumber(kept) end

@@ -1,6 +1,9 @@
 -- create: store new tasks (docs/semantics.md §3.1), for create.lua and
--- create-many.lua. Needs the features, task, request, roots, owners and
--- index includes.
+-- create-many.lua.
+--- @include "features"
+--- @include "task"
+--- @include "roots"
+--- @include "reindex"
 --
 -- The lean path stores a plain task (an `any` task without cron, gate, root
 -- or `after`, not owned, not timed: the engine decides, lib/engine/create.ts

@@ -1,6 +1,6 @@
 -- delete-request: a delete's arguments (lib/engine/lua/arguments.ts), read into the
--- request that include/delete.lua and include/plain.lua take. Needs the task
--- include.
+-- request that include/delete.lua and include/plain.lua take.
+--- @include "task"
 
 -- a label map the engine validated before sending it, or nil for ''
 local function optional_map(json)

@@ -1,7 +1,13 @@
 -- delete: steps 2 to 7 of docs/semantics.md §3.3 as one function, and the outcome of
 -- a task it deletes: completed, or removed when the copy has bypass (an
--- operator's delete: its followers are removed too, not released). Needs
--- the task, has, index and outcome includes.
+-- operator's delete: its followers are removed too, not released).
+--- @include "task"
+--- @include "has"
+--- @include "outcome"
+--- @include "roots"
+--- @include "links"
+--- @include "reindex"
+--- @include "remove-task"
 --
 -- request.now        the engine's clock, ms
 -- request.id         the copy's object id

@@ -1,8 +1,9 @@
 -- folded-replay: the answer to a delete-search or complete-claim request sent
 -- again, from what the first run kept (include/request.lua): the same
 -- deletes' answers, the same claims while they hold, and nothing written.
--- Needs the task and search-request includes. `searching` is the call's
--- search (its worker; its floor and base are set from what was kept).
+-- `searching` is the call's search (its worker; its floor and base are set
+-- from what was kept).
+--- @include "search-request"
 local function replay_folded(kept, searching)
   local replies = {}
   for _, entry in ipairs(cjson.decode(kept)) do

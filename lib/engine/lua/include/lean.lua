@@ -1,12 +1,16 @@
 -- lean: the worker's complete-and-claim for a plain queue, without the
--- context of the general path (complete-claim.lua). Needs the task, owners
--- and outcome includes. It writes what reindex (include/index.lua) would for
--- the one shape of task it handles: a plain task (an `any` task without cron,
--- gate or root that the circuit breaker does not hold) is in `ready` while
--- unowned and in `leases`, `holders` and `retention` while owned. Each step
--- answers nil, having written nothing, for anything else: the caller then
--- runs the general delete or search for it. conformance/delete/delete-search.spec.ts
--- compares every key after either path.
+-- context of the general path (complete-claim.lua). It writes what reindex
+-- (include/reindex.lua) would for the one shape of task it handles: a plain
+-- task (an `any` task without cron, gate or root that the circuit breaker does
+-- not hold) is in `ready` while unowned and in `leases`, `holders` and
+-- `retention` while owned. Each step answers nil, having written nothing, for
+-- anything else: the caller then runs the general delete or search for it.
+-- conformance/delete/delete-search.spec.ts compares every key after either
+-- path.
+--- @include "features"
+--- @include "task"
+--- @include "owners"
+--- @include "outcome"
 
 -- lean_queue: whether the queue uses none of the features the lean path
 -- leaves to the general one (followers, roots, listed meta keys, failed
@@ -20,7 +24,7 @@ local function lean_queue()
 end
 
 -- lean_plain: a decoded record the lean path handles (not owned is checked
--- apart); a unique task gives its key back in remove_task (include/index.lua)
+-- apart); a unique task gives its key back in remove_task (include/remove-task.lua)
 local function lean_plain(task)
   return task ~= nil and task.cron == nil and task.gate == nil and task.root == nil and method_of(task) == METHOD_ANY
     and not is_halted(task) and (task.core == nil or task.core[LABEL_UNIQUE] == nil)

@@ -3,7 +3,9 @@
 -- attempt), cancelled, removed (deleted with bypass: an operator's delete). A record in `outcomes`, kept until its score in
 -- `outcome-expiry` (trimmed by expire, a batch at a time) and capped in count;
 -- and a message on the task's watch channel, `{"o": <outcome>}`, for those who
--- wait for it. Needs the task and owners includes.
+-- wait for it.
+--- @include "task"
+--- @include "owners"
 
 -- outcome_json writes an outcome: the fields the queue knows, then `fields`,
 -- a JSON object text the engine built (result, error, startedAt, log), spliced

@@ -1,7 +1,8 @@
 -- owners: the context of a script that changes tasks, and the owners counts
--- (who owns how many tasks, for the balancing share gate). Needs the task
--- include. Kept apart from the index include so that the worker runtime's
--- plain step (include/plain.lua) needs only this and the task include.
+-- (who owns how many tasks, for the balancing share gate). Kept apart from
+-- include/reindex.lua so that the worker runtime's plain step
+-- (include/plain.lua) needs only this and the task include.
+--- @include "task"
 
 -- ctx.owners      changes of the owners counts not yet written (see finish)
 -- ctx.claimable   tasks that became claimable: { target, filter_ids } each

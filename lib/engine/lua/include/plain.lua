@@ -1,7 +1,12 @@
 -- plain: the worker runtime's common step, done without the general index
 -- machinery: complete a plain task it owns, and claim the head of `ready`.
--- Needs the task, owners, outcome and search-request includes; it writes what
--- reindex (include/index.lua) would, for the one shape of task it handles.
+-- It writes what reindex (include/reindex.lua) would, for the one shape of
+-- task it handles.
+--- @include "features"
+--- @include "task"
+--- @include "owners"
+--- @include "outcome"
+--- @include "search-request"
 --
 -- A plain task is an `any` task without cron, gate or root that the circuit
 -- breaker does not hold: its only entries are `ready` while unowned, and

@@ -1,7 +1,10 @@
 -- roots: leaves (tasks with a root that is not an emitted child's), and the
--- tasks whose meta makes them obsolete (docs/semantics.md §3.2 phase 2, rule 7). Needs
--- the task, step and has includes. Built on first use: a queue without leaves
--- never needs it.
+-- tasks whose meta makes them obsolete (docs/semantics.md §3.2 phase 2, rule 7).
+-- Built on first use: a queue without leaves never needs it.
+--- @include "features"
+--- @include "task"
+--- @include "step"
+--- @include "has"
 --
 -- Leaves with the same root form a group (`roots`: group id -> its root; the
 -- id is 16 hex digits of the SHA-1 of the root's labels in key order), whose

@@ -1,6 +1,7 @@
 -- search-request: a search's arguments (lib/engine/lua/arguments.ts), read into the
 -- request that include/search.lua and include/plain.lua take, its answer, and
--- the answer to a search request sent again. Needs the task include.
+-- the answer to a search request sent again.
+--- @include "task"
 
 -- an answer of search: kind, id, record, floor, next due, resume, sequence back
 local function answer(kind, id, record, floor, due, resume, back)

@@ -1,5 +1,19 @@
--- search: phases 1 to 5 of docs/semantics.md §3.2 as one function. Needs the task,
--- step, has, index and walk includes.
+-- search: phases 1 to 5 of docs/semantics.md §3.2 as one function.
+--- @include "features"
+--- @include "task"
+--- @include "step"
+--- @include "has"
+--- @include "owners"
+--- @include "roots"
+--- @include "search-request"
+--- @include "filters"
+--- @include "parking"
+--- @include "pools"
+--- @include "caps"
+--- @include "orphans"
+--- @include "reindex"
+--- @include "remove-task"
+--- @include "walk"
 --
 -- request.now         the engine's clock, ms
 -- request.worker      this engine's worker id

@@ -1,9 +1,12 @@
 -- unique: the keys of tasks created with `unique` (docs/semantics.md §3.11).
 -- `unique` maps each key held to `<id>\0<ttl ms>`: the task that holds it
 -- while it lives (its core Label.Unique names the key). Once that task left
--- the queue (include/index.lua release_unique), a key with a ttl stays held
--- until its score in `unique-expiry`; expire drops the ended holds, a batch
--- at a time. Needs the task, index and owners includes.
+-- the queue (include/remove-task.lua release_unique), a key with a ttl stays
+-- held until its score in `unique-expiry`; expire drops the ended holds, a
+-- batch at a time.
+--- @include "id-length"
+--- @include "task"
+--- @include "reindex"
 
 -- unique_holder: the id of the task that holds a key, and whether that task
 -- is still in the queue; nil when the key is free (its hold is dropped here

@@ -2,7 +2,8 @@
 -- that may let a slot take a task it could not before (a resume, a raised or
 -- removed cap or rate limit). At most WAKE_PARKED_MOST slots a call (one
 -- HSCAN walk of `parked-slots` up to that many); the others find the work at
--- their next poll. Needs include/index.lua (parking).
+-- their next poll.
+--- @include "parking"
 --
 -- API:
 --   wake_parked()   unparks the slots and publishes one wake-up naming them

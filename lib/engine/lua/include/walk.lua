@@ -1,6 +1,8 @@
--- walk: bounded, resumable walks over the lex zsets of ids. Needs the task,
--- step and index includes. Built on first use: the common search (the head of a
--- pool) needs none of it.
+-- walk: bounded, resumable walks over the lex zsets of ids. Built on first
+-- use: the common search (the head of a pool) needs none of it.
+--- @include "task"
+--- @include "step"
+--- @include "orphans"
 --
 -- A walk is a table { left = how many members it may still visit, from =
 -- the member to resume after (nil: the start), ctx = the script's context }.

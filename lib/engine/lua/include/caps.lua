@@ -1,0 +1,228 @@
+-- caps: concurrency caps (docs/semantics.md §3.15), built on first use.
+-- `caps`: meta key -> most tasks of one value owned at once ('' -> most tasks
+-- owned at once in the whole queue: that count is HLEN `holders`).
+-- `cap-counts`: `<meta key>\0<value>` -> how many tasks of the value are
+-- owned; `cap-holders`: id of an owned task -> JSON list of the cap-counts
+-- fields it holds a slot in. A slot is taken where a claim adds the task to
+-- `holders` and given back wherever `holders` loses it, so every way
+-- ownership ends (and expire's revocation after a crash) gives it back.
+-- The rate limits (docs/semantics.md §3.16) are in the same module, below.
+--- @include "features"
+--- @include "filters"
+
+local caps_module = nil
+local function caps()
+  if caps_module ~= nil then return caps_module end
+  local M = {}
+  local declared = nil
+  local counts = {} -- cap-counts fields read or written this call
+
+  -- declared: { whole = most or nil, keys = { { key, most }, ... } }
+  function M.declared()
+    if declared ~= nil then return declared end
+    declared = { keys = {} }
+    if features()['caps'] then
+      local flat = redis.call('HGETALL', K['caps'])
+      for index = 1, #flat, 2 do
+        local most = tonumber(flat[index + 1])
+        if flat[index] == '' then
+          declared.whole = most
+        else
+          declared.keys[#declared.keys + 1] = { flat[index], most }
+        end
+      end
+    end
+    return declared
+  end
+
+  local function count_of(field)
+    local count = counts[field]
+    if count == nil then
+      count = tonumber(redis.call('HGET', K['cap-counts'], field) or '0')
+      counts[field] = count
+    end
+    return count
+  end
+
+  -- whole_full: the queue owns as many tasks as its whole-queue cap allows
+  function M.whole_full()
+    local whole = M.declared().whole
+    return whole ~= nil and redis.call('HLEN', K['holders']) >= whole
+  end
+
+  -- full: a value of the task's meta has as many owned tasks as its cap allows
+  function M.full(task)
+    local meta = task.meta or {}
+    for _, cap in ipairs(M.declared().keys) do
+      local value = meta[cap[1]]
+      if value ~= nil and count_of(cap[1] .. '\0' .. value) >= cap[2] then return true end
+    end
+    return false
+  end
+
+  -- hold: the task (now owned) takes a slot of each of its capped values
+  function M.hold(id, task, fields)
+    local meta = task.meta or {}
+    local held = fields or {}
+    for _, cap in ipairs(M.declared().keys) do
+      local value = meta[cap[1]]
+      if value ~= nil then
+        local field = cap[1] .. '\0' .. value
+        counts[field] = redis.call('HINCRBY', K['cap-counts'], field, 1)
+        held[#held + 1] = field
+      end
+    end
+    if #held > 0 then
+      redis.call('HSET', K['cap-holders'], id, cjson.encode(held))
+      use_feature('cap-holders')
+    end
+  end
+
+  -- give: the task is no longer owned: its slots go back, and with a cap
+  -- declared a parked slot is woken (the task the slot waited for may be
+  -- of the value that has room now); task: its record, or nil
+  function M.give(id, task, ctx)
+    local used = features()
+    if used['cap-holders'] then
+      local json = redis.call('HGET', K['cap-holders'], id)
+      if json then
+        redis.call('HDEL', K['cap-holders'], id)
+        for _, field in ipairs(cjson.decode(json)) do
+          local count = redis.call('HINCRBY', K['cap-counts'], field, -1)
+          if count <= 0 then
+            redis.call('HDEL', K['cap-counts'], field)
+            count = 0
+          end
+          counts[field] = count
+        end
+      end
+    end
+    if used['caps'] and used['parked-slots'] then
+      ctx.claimable[#ctx.claimable + 1] = { target = '', filter_ids = task and filters().matching(task) or {} }
+    end
+  end
+
+  -- rate limits (docs/semantics.md §3.16), in this module so that search
+  -- needs no other upvalue. `rates`: meta key ('' the whole queue) ->
+  -- `<limit>:<window ms>`; `rate-windows`: `<meta key>\0<value>` ('' the
+  -- whole queue) -> `<reopen ms>:<claims>` of the fixed window (aligned on
+  -- the epoch) that ends at reopen, claims -1 while context.rateLimit holds
+  -- the value; `rate-expiry`: the same fields by reopen ms, pruned a few a
+  -- claim. The clock is the engine's (request.now).
+  local rates_declared = nil
+  local windows = {} -- rate-windows fields read or written this call
+
+  -- rates: { whole = { '', limit, window } or nil, keys = { { key, limit, window }, ... } }
+  function M.rates()
+    if rates_declared ~= nil then return rates_declared end
+    rates_declared = { keys = {} }
+    local flat = redis.call('HGETALL', K['rates'])
+    for index = 1, #flat, 2 do
+      local limit, window = string.match(flat[index + 1], '^(%d+):(%d+)$')
+      local rate = { flat[index], tonumber(limit), tonumber(window) }
+      if flat[index] == '' then
+        rates_declared.whole = rate
+      else
+        rates_declared.keys[#rates_declared.keys + 1] = rate
+      end
+    end
+    return rates_declared
+  end
+
+  local function window_of(field)
+    local window = windows[field]
+    if window == nil then
+      local raw = redis.call('HGET', K['rate-windows'], field)
+      local reopen, claims = 0, 0
+      if raw then
+        local r, c = string.match(raw, '^(%d+):(-?%d+)$')
+        reopen, claims = tonumber(r) or 0, tonumber(c) or 0
+      end
+      window = { reopen, claims }
+      windows[field] = window
+    end
+    return window
+  end
+
+  -- closed_until: when the field's value may be claimed again (nil: now)
+  local function closed_until(field, limit, now)
+    local window = window_of(field)
+    if window[1] > now and (window[2] < 0 or (limit ~= nil and window[2] >= limit)) then return window[1] end
+    return nil
+  end
+
+  local function write_window(field, reopen, claims)
+    windows[field] = { reopen, claims }
+    redis.call('HSET', K['rate-windows'], field, string.format('%d:%d', reopen, claims))
+    redis.call('ZADD', K['rate-expiry'], reopen, field)
+    use_feature('rate-windows')
+  end
+
+  -- rate_whole: when the whole queue may be claimed from again (nil: now)
+  function M.rate_whole(now)
+    local whole = M.rates().whole
+    return closed_until('', whole and whole[2], now)
+  end
+
+  -- the fields of the task's values that have a keyed limit
+  local function rated_fields(task)
+    local meta, fields = task.meta or {}, {}
+    for _, rate in ipairs(M.rates().keys) do
+      local value = meta[rate[1]]
+      if value ~= nil then fields[#fields + 1] = { rate[1] .. '\0' .. value, rate[2], rate[3] } end
+    end
+    return fields
+  end
+
+  -- rate_closed: when a value of the task may be claimed again (nil: now)
+  function M.rate_closed(task, now)
+    local latest = nil
+    for _, field in ipairs(rated_fields(task)) do
+      local reopen = closed_until(field[1], field[2], now)
+      if reopen ~= nil and (latest == nil or reopen > latest) then latest = reopen end
+    end
+    return latest
+  end
+
+  -- rate_count: the claim of the task counts in the windows of its values
+  -- and of the whole queue; a few windows that ended are pruned
+  function M.rate_count(task, now)
+    local fields = rated_fields(task)
+    local whole = M.rates().whole
+    if whole ~= nil then fields[#fields + 1] = whole end
+    for _, field in ipairs(fields) do
+      local window = window_of(field[1])
+      if window[1] > now and window[2] >= 0 then
+        write_window(field[1], window[1], window[2] + 1)
+      else
+        write_window(field[1], now - now % field[3] + field[3], 1)
+      end
+    end
+    local ended = redis.call('ZRANGEBYSCORE', K['rate-expiry'], '-inf', now, 'LIMIT', 0, 4)
+    for _, field in ipairs(ended) do
+      redis.call('ZREM', K['rate-expiry'], field)
+      redis.call('HDEL', K['rate-windows'], field)
+      windows[field] = nil
+    end
+  end
+
+  -- rate_hold: context.rateLimit: no claim of the task's limited values
+  -- (the whole queue when no keyed limit applies) before until_ms; returns
+  -- the fields held
+  function M.rate_hold(task, until_ms, now)
+    local fields = rated_fields(task)
+    if #fields == 0 then fields = { { '' } } end
+    local held = {}
+    for _, field in ipairs(fields) do
+      local window = window_of(field[1])
+      local reopen = until_ms
+      if window[1] > now and window[2] < 0 and window[1] > reopen then reopen = window[1] end
+      write_window(field[1], reopen, -1)
+      held[#held + 1] = field[1]
+    end
+    return held
+  end
+
+  caps_module = M
+  return M
+end
