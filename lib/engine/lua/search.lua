@@ -19,7 +19,7 @@
            resume: with 'more', the resume argument of the next step;
            sequence back: '1' when the queue's sequence counter is below the
            floor (Redis went back in time): the engine walks again from the start
-           Woken slots hear of it on the queue's signal channel (include/index.lua finish)
+           Woken slots hear of it on the queue's signal channel (include/finish.lua)
   Errors   none
 ]]
 --- @include "request"

@@ -7,7 +7,7 @@
 -- ctx.due_ms       due time of a new exact / deferred task (else kept from `due`)
 -- ctx.tick_p1_ms   tick+1 of a new or advanced cron template
 -- ctx.expiry_ms    lease end of a new or renewed owner
--- ctx.wake         set here: which workers have new claimable work ('' = any)
+-- ctx.claimable    set here: the tasks made claimable (target, filter ids) for finish to wake slots
 -- ctx.next_due     set here: the earliest due time of a task put in `waiting`
 -- ctx.next_tick    set here: the earliest tick+1 of a template stored or advanced
 --
