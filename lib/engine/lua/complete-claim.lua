@@ -187,7 +187,8 @@ for first = ENTRIES, #ARGV, ENTRY_ARGUMENTS do
       if claimed ~= nil then
         -- resume 'lean': the record stays as answered until the task changes (lib/engine/search.ts)
         replies[#replies + 1] = { result, 'task', claimed, record, floors, '', 'lean', '' }
-        memory[#memory + 1] = claim_memory(result, claimed, floors, claimed .. ':' .. claim_token)
+        -- the result as text: a number in a concatenation is formatted with printf
+        memory[#memory + 1] = claim_memory(result == 1 and '1' or '0', claimed, floors, claimed .. ':' .. claim_token)
       else
         go_general()
         searching.slot = slot
@@ -211,5 +212,7 @@ if ctx ~= nil then
 else
   lean_counts(lean)
 end
-if request_key ~= '' then remember_at(request_key, request_number, now_text, '[' .. table.concat(memory, ',') .. ']') end
+if request_key ~= '' then
+  remember_at(request_key, request_number, now_text, '[' .. (#memory == 1 and memory[1] or table.concat(memory, ',')) .. ']')
+end
 return replies

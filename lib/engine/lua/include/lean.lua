@@ -45,7 +45,11 @@ end
 -- read once
 -- and `claims_most` how many claims the call may make (its entries).
 local function new_lean(worker, self_key, claims_most)
-  return { worker = worker, self_key = self_key, delta = 0, claims_most = claims_most }
+  -- every field the call may set is named, nil ones too: the table is made
+  -- with room for all of them, where each field added later grew it again
+  return { worker = worker, self_key = self_key, delta = 0, claims_most = claims_most, count = nil, stored = nil,
+    before = nil, candidates = nil, heads = nil, head = nil, outcomes = nil, worker_json = nil, token_base = nil,
+    tokens = nil }
 end
 
 -- lean_complete deletes task `id` that the call's worker owns under `token`
