@@ -14,6 +14,7 @@
 -- priority pools, pooled filters, an events stream someone tails, a pause): one read of `features`
 -- (include/features.lua). The one place that asks, read once a call.
 local function lean_queue()
+  if next(features()) == nil then return true end -- no feature at all: the common case, without the list
   return plain_queue('followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups',
     'promoted', 'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filter-pools', 'events', 'paused',
     'caps', 'cap-holders', 'rates', 'rate-windows')
