@@ -244,7 +244,8 @@ export async function claimTasks(
 
 /**
  * DeleteSearchReply is the delete-search script's answer for one entry, then
- * once the counts of all entries: children gate templates emitted, tasks halted.
+ * once the counts of all entries: children gate templates emitted, tasks halted
+ * (complete-claim answers them only when an entry took the general path).
  */
 type DeleteSearchReply =
   | [number, ...SearchReply]

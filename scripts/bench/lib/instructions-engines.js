@@ -43,9 +43,14 @@ export function ours(url, name) {
       }
     },
     batchKind: typeof engine.createMany === 'function' ? 'createMany' : 'creates in flight',
-    /** worker starts a Worker (`batch`: the Worker option); `onDone` is called once a task is ensured. */
-    async worker({ concurrency, batch = 1, onDone }) {
-      const worker = new Worker(engine, [{ filter: () => true, ensure: () => Promise.resolve() }], {
+    /**
+     * worker starts a Worker (`batch`: the Worker option); `onDone` is called
+     * once a task is ensured; each handler first awaits `hold()` (see
+     * instructions.js: the counted window starts and ends with every slot
+     * holding a task, no call under way).
+     */
+    async worker({ concurrency, batch = 1, onDone, hold = () => Promise.resolve() }) {
+      const worker = new Worker(engine, [{ filter: () => true, ensure: () => hold() }], {
         concurrency,
         batch,
       });
@@ -78,8 +83,8 @@ export async function theirs(url, name) {
       }
     },
     batchKind: 'addBulk',
-    async worker({ concurrency, onDone }) {
-      const worker = new BullWorker(name, () => Promise.resolve(), {
+    async worker({ concurrency, onDone, hold = () => Promise.resolve() }) {
+      const worker = new BullWorker(name, () => hold(), {
         connection,
         concurrency,
         autorun: false,

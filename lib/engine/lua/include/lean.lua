@@ -18,6 +18,7 @@
 -- priority pools, pooled filters, an events stream someone tails, a pause): one read of `features`
 -- (include/features.lua). The one place that asks, read once a call.
 local function lean_queue()
+  if next(features()) == nil then return true end -- no feature at all: the common case, without the list
   return plain_queue('followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups',
     'promoted', 'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filter-pools', 'events', 'paused',
     'caps', 'cap-holders', 'rates', 'rate-windows')
@@ -44,12 +45,17 @@ local function lean_fresh(record)
 end
 
 -- lean: the state of one call. `worker` and `self_key` are the caller's;
--- `delta` the change of its owners count not yet written; the share gate's
+-- `delta` the change of its owners count not yet written; `held` whether a
+-- completion of the call ended a task held for the worker; the share gate's
 -- reads of `owners`, the heads of `ready` and whether outcomes exist are
 -- read once
 -- and `claims_most` how many claims the call may make (its entries).
 local function new_lean(worker, self_key, claims_most)
-  return { worker = worker, self_key = self_key, delta = 0, claims_most = claims_most }
+  -- every field the call may set is named, nil ones too: the table is made
+  -- with room for all of them, where each field added later grew it again
+  return { worker = worker, self_key = self_key, delta = 0, claims_most = claims_most, count = nil, stored = nil,
+    before = nil, candidates = nil, heads = nil, head = nil, outcomes = nil, worker_json = nil, token_base = nil,
+    tokens = nil, held = nil, holder = nil }
 end
 
 -- lean_complete deletes task `id` that the call's worker owns under `token`
@@ -75,6 +81,7 @@ local function lean_complete(lean, id, token, seen, outcome, now, retention, mos
   -- its owners count is held for whom `holders` says: the general path
   -- handles one held for another worker (a repair's)
   if holder_of(redis.call('HGET', K['holders'], id)) ~= worker then return nil end
+  lean.held = true
   redis.call('ZREM', K['leases'], id)
   redis.call('HDEL', K['holders'], id)
   redis.call('ZREM', K['retention'], id)
@@ -99,7 +106,16 @@ end
 local function lean_share(lean)
   if lean.count == nil then
     lean.count = redis.call('HLEN', K['owners'])
-    lean.stored = lean.count == 0 and 0 or tonumber(redis.call('HGET', K['owners'], lean.worker) or '0')
+    if lean.count == 0 then
+      lean.stored = 0
+    elseif lean.count == 1 and lean.held then
+      -- the one owner is this worker: a completion of this call ended a
+      -- task `holders` held for it, so its count was 1 or more (written at
+      -- the call's end); alone, its own count is not needed
+      lean.stored = 1
+    else
+      lean.stored = tonumber(redis.call('HGET', K['owners'], lean.worker) or '0')
+    end
   end
   local workers = lean.count
   if lean.stored >= 1 then workers = workers - 1 end
@@ -169,7 +185,8 @@ local function lean_claim(lean, now_text, expiry, expiry_ms)
   lean.head = lean.head + 1
   redis.call('ZREM', K['ready'], id)
   redis.call('ZADD', K['leases'], expiry_ms, id)
-  redis.call('HSET', K['holders'], id, now_text .. ':' .. worker)
+  if lean.holder == nil then lean.holder = now_text .. ':' .. worker end
+  redis.call('HSET', K['holders'], id, lean.holder)
   redis.call('ZADD', K['retention'], '0', id) -- a string: Redis turns a number into one with printf
   lean.delta = lean.delta + 1
   tell_claim(id, worker)
