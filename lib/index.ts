@@ -48,6 +48,8 @@ export type {
   TypedEnsure,
   TypedEnsureContext,
   TypedHandlerOptions,
+  TypedCreateOptions,
+  TypedRunOptions,
 } from './typed/define-task.js';
 export type {
   StandardSchemaV1,
