@@ -203,7 +203,10 @@ const mostOf = (most) =>
 /** capsTable renders the counts; the rows marked "must be 0" decide the exit code. */
 export function capsTable(result) {
   const leftSlots =
-    result.slotsLeft.capCounts + result.slotsLeft.capHolders + result.slotsLeft.holders + result.slotsLeft.capsOwned;
+    result.slotsLeft.capCounts +
+    result.slotsLeft.capHolders +
+    result.slotsLeft.holders +
+    result.slotsLeft.capsOwned;
   return table(
     ['count', 'value'],
     [
