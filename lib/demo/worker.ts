@@ -10,6 +10,7 @@ import {
   type Handler,
   type Task,
 } from '../index.js';
+import { systemClock } from '../clock.js';
 import { demoClock, demoExpiry, demoSpeed } from './clock.js';
 import { demoLabel, type DriverMessage, type WorkerMessage } from './messages.js';
 
@@ -42,7 +43,7 @@ function report(
     event,
     worker: name,
     id,
-    at: Date.now(),
+    at: systemClock().getTime(),
     ...(ended === undefined ? {} : { workEnded: ended }),
     name: task.meta?.[demoLabel.name] ?? '?',
     cycles: Number(task.core?.[Label.Cycles] ?? '0'),
@@ -80,7 +81,7 @@ function handler(
         signal,
       );
       check(task);
-      workEnded.set(task.core?.[Label.Object] ?? '', Date.now());
+      workEnded.set(task.core?.[Label.Object] ?? '', systemClock().getTime());
       // a result for whoever awaits the task (engine.run / engine.wait)
       const measured = task.meta?.[demoLabel.measure];
       if (measured === undefined) return undefined;
