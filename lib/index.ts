@@ -28,7 +28,14 @@ export type { DoctorReport, DoctorCheck, DoctorCheckName, DoctorStatus } from '.
 export type { RepairReport } from './engine/repair.js';
 export type { Cap, CapState } from './engine/caps.js';
 export type { RateLimit, RateLimitState } from './engine/rates.js';
-export type { QueueStats, OwnerCount } from './engine/stats.js';
+export type {
+  QueueStats,
+  OwnerCount,
+  CapStats,
+  CapValue,
+  RateLimitStats,
+  RateWindow,
+} from './engine/stats.js';
 export type { WorkerPresence } from './engine/presence.js';
 export type { QueueEvent, QueueEventKind, QueueEventsOptions } from './engine/events.js';
 export type { TaskPage, TaskPageOptions } from './engine/page.js';
@@ -41,6 +48,8 @@ export type {
   TypedEnsure,
   TypedEnsureContext,
   TypedHandlerOptions,
+  TypedCreateOptions,
+  TypedRunOptions,
 } from './typed/define-task.js';
 export type {
   StandardSchemaV1,

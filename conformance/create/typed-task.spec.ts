@@ -1,4 +1,9 @@
-import { TaskMetaEmptyError, TaskPayloadError, UnrecoverableError } from '../../lib/errors.js';
+import {
+  TaskCoreError,
+  TaskMetaEmptyError,
+  TaskPayloadError,
+  UnrecoverableError,
+} from '../../lib/errors.js';
 import { Label } from '../../lib/task/label.js';
 import type { Task } from '../../lib/task/task.js';
 import { defineTask } from '../../lib/typed/define-task.js';
@@ -50,6 +55,53 @@ describe('defineTask', () => {
 
   it('checks its meta at once, with create’s errors', () => {
     expect(() => defineTask({ meta: {} })).toThrow(TaskMetaEmptyError);
+  });
+
+  // docs/semantics.md §3.13: the kind's priority, and a create's own
+  it('creates its tasks with the kind’s priority, or the one a create or run gives', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    const plain = defineTask({ meta: { kind: 'report' } });
+    const urgent = defineTask({ meta: { kind: 'page-oncall' }, priority: 10 });
+    expect([plain.priority, urgent.priority]).toEqual([0, 10]);
+    const first = await plain.create(eon, {});
+    expect(first.core?.[Label.Priority]).toBeUndefined(); // 0 is no label: the lean create
+    const second = await urgent.create(eon, {});
+    expect(second.core?.[Label.Priority]).toBe('10');
+    const third = await plain.create(eon, {}, { priority: 5 });
+    const fourth = await urgent.create(eon, {}, { priority: -1 });
+    const fifth = await urgent.create(eon, {}, { priority: 0 }); // the kind's priority off
+    expect(fifth.core?.[Label.Priority]).toBeUndefined();
+    // claimed highest first, then oldest
+    const order: string[] = [];
+    for (let task = await eon.search(); task !== undefined; task = await eon.search())
+      order.push(idOf(task));
+    expect(order).toEqual([second, third, first, fifth, fourth].map(idOf));
+    // a unique create keeps its answer, with the priority
+    const answer = await urgent.create(eon, {}, { priority: 3, unique: { key: 'once' } });
+    expect(answer.task?.core?.[Label.Priority]).toBe('3');
+  });
+
+  it('checks a priority as create checks the label, writing nothing', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    for (const priority of [1.5, 2 ** 31, -(2 ** 31) - 1, Number.NaN, '5', null]) {
+      expect(() => defineTask({ meta: { kind: 'x' }, priority: priority as number })).toThrow(
+        TaskCoreError,
+      );
+    }
+    expect(() => defineTask({ meta: { kind: 'x' }, priority: 1.5 })).toThrow(
+      'defineTask: "priority" must be an integer from -2147483648 to 2147483647',
+    );
+    expect(defineTask({ meta: { kind: 'x' }, priority: -(2 ** 31) }).priority).toBe(-(2 ** 31));
+    const kind = defineTask({ meta: { kind: 'x' } });
+    await kind.create(eon, {}); // the engine connected: what follows writes nothing more
+    await expectUnchanged(q.redis, q.prefix, async () => {
+      await expect(kind.create(eon, {}, { priority: 0.5 })).rejects.toThrow(TaskCoreError);
+      await expect(kind.create(eon, {}, { priority: 2 ** 31 })).rejects.toThrow(
+        'task "x": create: "priority" must be an integer',
+      );
+    });
   });
 
   it('stores what the schema answers, and refuses what it refuses, writing nothing', async () => {

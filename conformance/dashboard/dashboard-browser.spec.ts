@@ -184,6 +184,42 @@ describe('the dashboard in a browser', () => {
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
   });
 
+  // docs/semantics.md §3.14–§3.16: what stats() reads of flow control, on the overview
+  it('shows a paused queue, the caps with owned counts and the rate limits with window counts, live', async () => {
+    const q = queue();
+    const engine = q.live('producer');
+    const tenant = 'x.api.io/tenant';
+    await engine.setCap({ key: tenant, concurrency: 1 });
+    await engine.setRateLimit({ key: tenant, limit: '10 per hour' });
+    await engine.pause();
+    for (const value of ['hot', 'hot', 'hot', 'cold', hostile])
+      await engine.create({ meta: { [tenant]: value } });
+    const server = await serve(q);
+    const page = await newPage();
+    await page.goto(`${server.url}/`);
+    await page.locator('#live-status[data-state="live"]').waitFor();
+    await page.getByText('The queue is paused since').waitFor();
+    const cap = page.locator(`tr[data-cap="${tenant}"]`);
+    const rate = page.locator(`tr[data-rate-limit="${tenant}"]`);
+    expect(await cap.locator('[data-cap-owned]').textContent()).toBe('0');
+    expect(await rate.locator('[data-rate-counted]').textContent()).toBe('0');
+
+    // resumed and claimed elsewhere: the page follows without a reload
+    await engine.resume();
+    while ((await engine.search()) !== undefined);
+    await page.getByText('The queue is paused since').waitFor({ state: 'detached' });
+    await cap.locator('[data-cap-owned]', { hasText: '3' }).waitFor();
+    expect((await cap.locator('[data-cap-full]').textContent())?.trim()).toBe('3 of 3');
+    expect(await cap.locator('strong[data-value="hot"]').textContent()).toContain('hot 1');
+    await rate.locator('[data-rate-counted]', { hasText: '3' }).waitFor();
+    expect(await rate.locator('span[data-value="hot"]').textContent()).toMatch(
+      /hot 1\s+\(reopens in /,
+    );
+    expect(await page.getByText(hostile).count()).toBe(2); // shown as text, not run
+    await shoot(page, 'overview-flow');
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+  });
+
   it('deletes a task in one tab and the other tab sees it go, live; a task created elsewhere arrives', async () => {
     const q = queue();
     const engine = q.live('producer');

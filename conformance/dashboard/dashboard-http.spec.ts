@@ -56,8 +56,40 @@ describe('the dashboard over HTTP', () => {
     expect(text).toContain('Concurrency caps');
     expect(text).toContain('the whole queue');
     expect(text).toContain('<code>x.api.io/tenant</code>');
-    expect(text).toContain('<strong><code>&lt;script&gt;');
+    expect(text).toMatch(/<strong data-value="[^"]*"\s*><code>&lt;script&gt;/); // at its cap: bold
     expect(text).not.toContain(hostile);
+    // owned per value from engine.stats(): the whole queue 1 of 10, the tenant 1 value at its cap
+    expect(text).toMatch(/<tr data-cap="">[\s\S]*?data-cap-owned>1</);
+    expect(text).toMatch(/<tr data-cap="x.api.io\/tenant">[\s\S]*?data-cap-full>\s*1 of 1\s*</);
+  });
+
+  it('shows a paused queue and the rate limits with the claims of their windows, none without', async () => {
+    const engine = queue().live('dash');
+    const client = new Client(dashboard(engine));
+    const before = (await client.page('/')).text;
+    expect(before).not.toContain('Rate limits');
+    expect(before).not.toContain('is paused');
+    await engine.setRateLimit({ key: 'x.api.io/tenant', limit: '1 per hour' });
+    await engine.setRateLimit({ limit: '100 per hour' });
+    await engine.create({ meta: { 'x.api.io/tenant': hostile } });
+    await engine.create({ meta: { 'x.api.io/tenant': 'acme' } });
+    await engine.create({ meta: { 'x.api.io/tenant': 'acme' } });
+    await engine.search();
+    await engine.search();
+    expect(await engine.search()).toBeUndefined(); // both values' windows are full
+    await engine.pause();
+    const { text } = await client.page('/');
+    expect(text).toContain('The queue is paused since');
+    expect(text).toContain('Rate limits');
+    expect(text).toContain('100 per hour');
+    expect(text).toMatch(/<tr data-rate-limit="">[\s\S]*?data-rate-counted>2</);
+    expect(text).toMatch(
+      /<tr data-rate-limit="x.api.io\/tenant">[\s\S]*?data-rate-closed>\s*2 of 2\s*</,
+    );
+    expect(text).toMatch(/<strong data-value="acme"><code>acme<\/code> 1/);
+    expect(text).not.toContain(hostile);
+    await engine.resume();
+    expect((await client.page('/')).text).not.toContain('is paused');
   });
 
   it('lists tasks by state and label query, a page at a time, with hostile labels escaped', async () => {

@@ -316,6 +316,10 @@ describe('concurrency caps with workers', () => {
       { key: TENANT, concurrency: 1, owned: 1, values: { acme: 1 } },
     ]);
     expect((await rescue(['caps', ...q])).stdout).toMatch(/x\.api\.io\/tenant\s+1\s+1\s+acme/);
+    // rescue stats: each cap, owned, values (at the cap), the fullest values
+    const stats = (await rescue(['stats', ...q])).stdout;
+    expect(stats).toMatch(/\(whole queue\)\s+5\s+1\s+-\s+-/);
+    expect(stats).toMatch(/x\.api\.io\/tenant\s+1\s+1\s+1 \(1\)\s+acme=1/);
     expect((await rescue(['caps', '--set', '0', ...q])).code).toBe(2);
     expect((await rescue(['caps', '--key', TENANT, ...q])).code).toBe(2);
     expect((await rescue(['caps', '--key', TENANT, '--remove', ...q])).stdout).toContain('removed');

@@ -295,6 +295,16 @@ describe('rate limits with workers', () => {
       { key: TENANT, limit: '10 per second', claims: 10, windowMs: 1_000 },
     ]);
     expect((await rescue(['limits', ...q])).stdout).toMatch(/x\.api\.io\/tenant\s+10 per second/);
+    // the listing counts the claims of the current windows (of an hour: the
+    // real clock does not end them while the test runs, but at the hour)
+    await engine.setRateLimit({ limit: '1000 per hour' });
+    await engine.setRateLimit({ key: TENANT, limit: '1 per hour' });
+    await engine.create({ meta: { [TENANT]: 'acme' } });
+    await engine.search();
+    const listed = (await rescue(['limits', ...q])).stdout;
+    expect(listed).toMatch(/\(whole queue\)\s+1000 per hour\s+1\s+-\s+1 \(reopens in/);
+    expect(listed).toMatch(/x\.api\.io\/tenant\s+1 per hour\s+1\s+1 \(1\)\s+acme=1 \(reopens in/);
+    expect((await rescue(['stats', ...q])).stdout).toMatch(/x\.api\.io\/tenant\s+1 per hour\s+1/);
     const bad = await rescue(['limits', '--set', '10/second', ...q]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('did you mean "10 per second"?');

@@ -308,6 +308,9 @@ async function story(operator: Engine): Promise<string[]> {
 
   await pause();
   notes.push(...(await overtaking(operator)));
+
+  await pause();
+  notes.push(await capped(operator));
   return notes;
 }
 
@@ -365,6 +368,83 @@ async function overtaking(operator: Engine): Promise<string[]> {
       ? `priority: "resize banner (urgent)", priority 10, created after ${backlogSize} others, was claimed first (by ${first.worker}), ahead of the whole backlog`
       : `priority: "resize banner (urgent)", priority 10, created after ${backlogSize} others, was claimed ${place === 0 ? 'never' : `in place ${place}`} (unexpected: it should be first)`,
   ];
+}
+
+/**
+ * A concurrency cap: at most one running task per tenant. The hot tenant
+ * queues six exports before two other tenants queue two each; the hot one
+ * runs them one at a time while the others run beside it and are done long
+ * before. What ran at once is read from the workers' own times (a run
+ * starts after its claim and its work ends before its delete gives the task
+ * up, so runs of a tenant that overlapped would be owned at once), and the
+ * operator samples stats() while they run.
+ */
+async function capped(operator: Engine): Promise<string> {
+  const tenants = { hot: 6, acme: 2, globex: 2 } as const;
+  log(
+    `-- a concurrency cap: at most 1 running task per ${demoLabel.tenant}; tenant "hot" queues ${tenants.hot} exports, then acme and globex ${tenants.acme} each`,
+  );
+  await operator.setCap({ key: demoLabel.tenant, concurrency: 1 });
+  log(`operator: setCap({ key: '${demoLabel.tenant}', concurrency: 1 })`);
+  const tenantOf = new Map<string, string>();
+  for (const [tenant, count] of Object.entries(tenants)) {
+    for (let index = 1; index <= count; index++) {
+      const task = await operator.create({
+        meta: meta('image', `export ${tenant}-${index}`, { [demoLabel.tenant]: tenant }),
+      });
+      tenantOf.set(idOf(task), tenant);
+    }
+  }
+  const createdAt = performance.now();
+  // the operator's view while they run: owned tasks per tenant, from stats()
+  let sampling = true;
+  let samples = 0;
+  let mostOwned = 0;
+  let shown = false;
+  const sampler = (async () => {
+    while (sampling) {
+      const cap = (await operator.stats()).caps.find((each) => each.key === demoLabel.tenant);
+      samples++;
+      for (const value of cap?.values ?? []) mostOwned = Math.max(mostOwned, value.owned);
+      if (!shown && cap !== undefined && cap.valueCount === 3) {
+        shown = true;
+        log(
+          `operator: stats(): ${cap.values.map((value) => `${value.value} ${value.owned}`).join(', ')} owned (${cap.full} tenants at the cap)`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  const done = await Promise.all(
+    [...tenantOf.keys()].map((id) => until('the exports', ensured(id), 20_000)),
+  );
+  sampling = false;
+  await sampler;
+  await operator.removeCap(demoLabel.tenant);
+
+  // runs per tenant, [start, work ended], from the workers' clocks
+  const runs = new Map<string, [number, number][]>();
+  for (const event of done) {
+    const start = events.find((seen) => seen.event === 'started' && seen.id === event.id);
+    const tenant = tenantOf.get(event.id) ?? '?';
+    runs.set(tenant, [...(runs.get(tenant) ?? []), [start?.at ?? 0, event.workEnded ?? event.at]]);
+  }
+  const most = (spans: [number, number][]) =>
+    Math.max(...spans.map(([from]) => spans.filter(([a, b]) => a <= from && from < b).length));
+  const lastEnd = (tenant: string) =>
+    Math.max(...(runs.get(tenant) ?? []).map(([, end]) => end)) -
+    (performance.timeOrigin + createdAt);
+  const hotMost = most(runs.get('hot') ?? []);
+  const othersMost = Math.max(most(runs.get('acme') ?? []), most(runs.get('globex') ?? []));
+  const othersDone = Math.max(lastEnd('acme'), lastEnd('globex')) / 1000;
+  const hotDone = lastEnd('hot') / 1000;
+  log(
+    `operator: at most ${hotMost} hot export running at once (its ${tenants.hot} done after ${hotDone.toFixed(1)} s); acme and globex, queued behind them, done after ${othersDone.toFixed(1)} s (at most ${othersMost} running each); stats() saw at most ${mostOwned} owned per tenant in ${samples} samples`,
+  );
+  const kept = hotMost <= 1 && othersMost <= 1 && mostOwned <= 1;
+  return kept && othersDone < hotDone
+    ? `cap: tenant "hot" never had more than 1 export running (${tenants.hot} in ${hotDone.toFixed(1)} s, one after another) while acme's and globex's, queued after them, ran beside it and were done in ${othersDone.toFixed(1)} s`
+    : `cap: UNEXPECTED: at most ${hotMost} hot and ${othersMost} other exports ran at once, ${mostOwned} owned in stats(); the others were done after ${othersDone.toFixed(1)} s, hot after ${hotDone.toFixed(1)} s`;
 }
 
 /**

@@ -10,6 +10,10 @@ export type WorkerMessage =
       cycles: number;
       /** started: the fencing token of the claim, which grows with every claim in the queue. */
       token?: number;
+      /** When the worker reported it (wall-clock ms; the processes share a clock). */
+      at: number;
+      /** ensured: when the handler's work ended, before the task was deleted (wall-clock ms). */
+      workEnded?: number;
       detail?: string;
     }
   | { type: 'stopped'; worker: string };
@@ -27,4 +31,5 @@ export const demoLabel = {
   object: 'x.demo.io/object',
   slow: 'x.demo.io/slow',
   measure: 'x.demo.io/measure',
+  tenant: 'x.demo.io/tenant',
 } as const;

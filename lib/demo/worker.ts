@@ -10,6 +10,7 @@ import {
   type Handler,
   type Task,
 } from '../index.js';
+import { systemClock } from '../clock.js';
 import { demoClock, demoExpiry, demoSpeed } from './clock.js';
 import { demoLabel, type DriverMessage, type WorkerMessage } from './messages.js';
 
@@ -22,6 +23,8 @@ const engine = new Engine({
   expiry: demoExpiry,
 });
 let fixed = false;
+/** When the handler's work on each task ended (before its delete gives the task up). */
+const workEnded = new Map<string, number>();
 
 function send(message: WorkerMessage): void {
   process.send?.(message);
@@ -32,11 +35,16 @@ function report(
   task: Task,
   detail?: string,
 ): void {
+  const id = task.core?.[Label.Object] ?? '';
+  const ended = event === 'ensured' ? workEnded.get(id) : undefined;
+  workEnded.delete(id);
   send({
     type: 'event',
     event,
     worker: name,
-    id: task.core?.[Label.Object] ?? '',
+    id,
+    at: systemClock().getTime(),
+    ...(ended === undefined ? {} : { workEnded: ended }),
     name: task.meta?.[demoLabel.name] ?? '?',
     cycles: Number(task.core?.[Label.Cycles] ?? '0'),
     ...(event === 'started' ? { token: Number(task.core?.[Label.Token] ?? '0') } : {}),
@@ -73,6 +81,7 @@ function handler(
         signal,
       );
       check(task);
+      workEnded.set(task.core?.[Label.Object] ?? '', systemClock().getTime());
       // a result for whoever awaits the task (engine.run / engine.wait)
       const measured = task.meta?.[demoLabel.measure];
       if (measured === undefined) return undefined;

@@ -4,10 +4,11 @@ import type { Engine } from '../engine/engine.js';
 import type { Outcome } from '../engine/outcome.js';
 import type { UniqueCreate, UniqueOptions } from '../engine/unique.js';
 import type { RunOptions, WaitOptions } from '../engine/wait.js';
-import { TaskPayloadError, UnrecoverableError } from '../errors.js';
+import { TaskCoreError, TaskPayloadError, UnrecoverableError } from '../errors.js';
 import { has } from '../matcher/matcher.js';
 import { copyLabels } from '../task/codec.js';
-import { quoteShort } from '../task/describe.js';
+import { describe, quoteShort } from '../task/describe.js';
+import { Label } from '../task/label.js';
 import type { Labels, Task } from '../task/task.js';
 import { validateCreate } from '../task/validate.js';
 import type { EnsureContext, Handler } from '../worker/handler.js';
@@ -25,7 +26,26 @@ export interface TaskDefinition<Payload> {
    * what the handler gets.
    */
   schema?: StandardSchemaV1<unknown, Payload>;
+  /**
+   * The priority of the tasks of this kind (docs/semantics.md §3.13): an
+   * integer from -2147483648 to 2147483647, stored as `core[Label.Priority]`;
+   * higher is claimed first, 0 (the default) is no priority. `create` and
+   * `run` take `{ priority }` to override it for one task.
+   */
+  priority?: number;
 }
+
+/** TypedCreateOptions are create's options, and the task's priority (over the kind's). */
+export type TypedCreateOptions = CreateOptions & {
+  /** This task's priority, over the kind's: an integer from -2147483648 to 2147483647. */
+  priority?: number;
+};
+
+/** TypedRunOptions are run's options, and the task's priority (over the kind's). */
+export type TypedRunOptions = RunOptions & {
+  /** This task's priority, over the kind's: an integer from -2147483648 to 2147483647. */
+  priority?: number;
+};
 
 /** TypedOutcome is an Outcome whose result has the typed task's result type. */
 export type TypedOutcome<Result> = Omit<Outcome, 'result'> & { result?: Result };
@@ -53,15 +73,17 @@ export type TypedHandlerOptions = Pick<Handler, 'timeout' | 'retry'>;
 export interface TypedTask<Payload, Result> {
   /** The meta labels of the kind (a copy). */
   readonly meta: Labels;
+  /** The kind's priority (0: none). */
+  readonly priority: number;
   /** create stores a task of this kind carrying the payload (validated by the schema first). */
   create(
     engine: Engine,
     payload: Payload,
-    options: CreateOptions & { unique: UniqueOptions },
+    options: TypedCreateOptions & { unique: UniqueOptions },
   ): Promise<UniqueCreate>;
-  create(engine: Engine, payload: Payload, options?: CreateOptions): Promise<Task>;
+  create(engine: Engine, payload: Payload, options?: TypedCreateOptions): Promise<Task>;
   /** run creates a task of this kind and waits for its outcome (engine.run). */
-  run(engine: Engine, payload: Payload, options?: RunOptions): Promise<TypedOutcome<Result>>;
+  run(engine: Engine, payload: Payload, options?: TypedRunOptions): Promise<TypedOutcome<Result>>;
   /** wait waits for the outcome of a task of this kind (engine.wait). */
   wait(engine: Engine, id: string, options?: WaitOptions): Promise<TypedOutcome<Result>>;
   /** handler makes the Handler of this kind: it takes the tasks with the kind's meta, and gives `ensure` the payload. */
@@ -83,6 +105,8 @@ export function defineTask<Payload = unknown, Result = unknown>(
   definition: TaskDefinition<Payload>,
 ): TypedTask<Payload, Result> {
   const meta = readMeta(definition);
+  const priority =
+    readPriority('defineTask', (definition as TaskDefinition<Payload> | undefined)?.priority) ?? 0;
   const schema = definition.schema;
   const kind = Object.values(meta)[0] ?? '';
   const what = `task ${quoteShort(kind)}`;
@@ -98,21 +122,41 @@ export function defineTask<Payload = unknown, Result = unknown>(
     return result.value;
   }
 
-  const taskOf = async (payload: Payload) => ({
-    meta: copyLabels(meta),
-    payload: await parse(payload),
-  });
+  /** taskOf makes the task: the kind's meta, the payload the schema answers, the priority (none at 0). */
+  const taskOf = async (payload: Payload, given: number | undefined): Promise<Task> => {
+    const chosen = given ?? priority;
+    return {
+      ...(chosen === 0 ? {} : { core: { [Label.Priority]: String(chosen) } }),
+      meta: copyLabels(meta),
+      payload: await parse(payload),
+    };
+  };
+
+  /** split takes `priority` out of a call's options (checked), and answers the rest. */
+  function split<Options extends { priority?: number }>(
+    operation: string,
+    options: Options | undefined,
+  ): [number | undefined, Omit<Options, 'priority'> | undefined] {
+    // not an object: engine.create / run refuse it with their error
+    if (typeof options !== 'object' || (options as unknown) === null) return [undefined, options];
+    const { priority: given, ...rest } = options;
+    return [readPriority(`${what}: ${operation}`, given), rest];
+  }
 
   return {
     get meta() {
       return copyLabels(meta);
     },
+    priority,
     parse,
     // one body for both overloads: engine.create answers what the options ask for
-    create: (async (engine: Engine, payload: Payload, options?: CreateOptions) =>
-      engine.create(await taskOf(payload), options)) as TypedTask<Payload, Result>['create'],
+    create: (async (engine: Engine, payload: Payload, options?: TypedCreateOptions) => {
+      const [given, rest] = split('create', options);
+      return engine.create(await taskOf(payload, given), rest);
+    }) as TypedTask<Payload, Result>['create'],
     async run(engine, payload, options) {
-      return (await engine.run(await taskOf(payload), options)) as TypedOutcome<Result>;
+      const [given, rest] = split('run', options);
+      return (await engine.run(await taskOf(payload, given), rest)) as TypedOutcome<Result>;
     },
     async wait(engine, id, options) {
       return (await engine.wait(id, options)) as TypedOutcome<Result>;
@@ -151,6 +195,25 @@ function typedContext(context: EnsureContext, task: Task): TypedEnsureContext {
     rateLimit: (ms) => context.rateLimit(ms),
     task,
   };
+}
+
+/** The range of a priority (docs/semantics.md §3.13), as create checks `core[Label.Priority]`. */
+const priorityRange = { min: -2147483648, max: 2147483647 } as const;
+
+/** readPriority checks a priority given as a number; throws TaskCoreError, as create does for the label. */
+function readPriority(where: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (
+    typeof value !== 'number' ||
+    !Number.isInteger(value) ||
+    value < priorityRange.min ||
+    value > priorityRange.max
+  ) {
+    throw new TaskCoreError(
+      `${where}: "priority" must be an integer from ${priorityRange.min} to ${priorityRange.max} (it is stored as core ${quoteShort(Label.Priority)}); got ${describe(value)}`,
+    );
+  }
+  return value === 0 ? 0 : value; // -0 is 0
 }
 
 function readMeta(definition: unknown): Labels {

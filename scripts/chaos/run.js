@@ -10,7 +10,9 @@
 //   --scenario NAME   kill, stop, redis-always, redis-everysec, drop-replies,
 //                     pause, delay, skew, skew-allowed (repeatable; default all
 //                     of these), and, only when named: failover (failover.js),
-//                     features (features.js: 2,000 tasks at 100/s, 4 workers)
+//                     features (features.js: 2,000 tasks at 100/s, 4 workers),
+//                     caps (caps.js: 1,500 tasks at 100/s, 4 workers, caps
+//                     declared for the whole queue and per tenant)
 //   --tasks N         tasks to create (default 20000)
 //   --workers N       worker processes (default 6)
 //   --concurrency N   slots per worker (default 8)
@@ -26,6 +28,10 @@
 //   --failovers N     failovers per durability setting (default 20)
 //   --durability D    primary or replica (repeatable; default both)
 //   --lag MS          how long the replication link holds what the primary sends (default 100)
+// The caps scenario:
+//   --cap-queue N     the whole-queue cap (default 12)
+//   --cap-tenant N    the cap of each tenant (default 2)
+//   --kill-every MS   a worker process killed this often (default 2000)
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -38,6 +44,7 @@ import { Engine, Label } from '../../dist/index.js';
 import { machineFacts } from '../bench/lib/setup.js';
 import { writeSection } from '../bench/lib/report.js';
 import { failoverTable, runFailovers } from './failover.js';
+import { capsFailed, capsTable, runCaps } from './caps.js';
 import { featuresFailed, featuresTable, runFeatures } from './features.js';
 import { analyze } from './lib/analyze.js';
 import { startFleet } from './lib/fleet.js';
@@ -63,6 +70,9 @@ const { values } = parseArgs({
     failovers: { type: 'string' },
     durability: { type: 'string', multiple: true },
     lag: { type: 'string' },
+    'cap-queue': { type: 'string' },
+    'cap-tenant': { type: 'string' },
+    'kill-every': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -102,7 +112,7 @@ const settings = {
   pollInterval: 1_000,
 };
 /** Scenarios of their own kind: run only when named, each with its own table. */
-const named = { failover: failoverScenario, features: featuresScenario };
+const named = { failover: failoverScenario, features: featuresScenario, caps: capsScenario };
 const names = (values.scenario ?? Object.keys(scenarios)).filter((name) => !(name in named));
 const namedRuns = (values.scenario ?? []).filter((name) => name in named);
 for (const name of names) {
@@ -188,6 +198,26 @@ async function featuresScenario() {
   const facts = machineFacts(await serverVersion());
   console.log(`\n${featuresTable(result)}\n\nMeasured ${facts.line}, code ${code}`);
   const broken = featuresFailed(result);
+  if (broken) console.log('FAILED: a count that must be 0 is not');
+  return broken;
+}
+
+/** capsScenario runs the caps scenario and prints its counts; says whether one that must be 0 was not. */
+async function capsScenario() {
+  const result = await runCaps({
+    ...settings,
+    tasks: integer(values.tasks, 1_500),
+    rate: integer(values.rate, 100),
+    workers: integer(values.workers, 4),
+    capQueue: integer(values['cap-queue'], 12),
+    capTenant: integer(values['cap-tenant'], 2),
+    killEvery: integer(values['kill-every'], 2_000),
+    capTaskMs: 100,
+    keep: values.keep,
+  });
+  const facts = machineFacts(await serverVersion());
+  console.log(`\n${capsTable(result)}\n\nMeasured ${facts.line}, code ${code}`);
+  const broken = capsFailed(result);
   if (broken) console.log('FAILED: a count that must be 0 is not');
   return broken;
 }

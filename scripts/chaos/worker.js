@@ -58,7 +58,17 @@ const worker = new Worker(
         current.set(taskId, run);
         const lease = real(parseTime(task.core[Label.Expiry]).getTime());
         const cycles = Number(task.core[Label.Cycles] ?? '0');
-        log.write({ t: 'start', run, id: taskId, n: task.meta.n, at: now(), lease, cycles });
+        log.write({
+          t: 'start',
+          run,
+          id: taskId,
+          n: task.meta.n,
+          at: now(),
+          lease,
+          cycles,
+          // the caps scenario: the capped value of the run's task
+          ...(task.meta.tenant === undefined ? {} : { tenant: task.meta.tenant }),
+        });
         signal.addEventListener('abort', () =>
           log.write({
             t: 'told',

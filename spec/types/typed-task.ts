@@ -65,3 +65,14 @@ export async function uniqueTyped(): Promise<string> {
   const plain: Task = await sendMail.create(engine, { to: 'ann' });
   return `${answer.action} ${plain.core?.['task.rescue.io/object'] ?? ''}`;
 }
+
+export async function priorities(): Promise<void> {
+  const urgent = defineTask<{ to: string }>({ meta: { kind: 'page' }, priority: 10 });
+  const level: number = urgent.priority;
+  await urgent.create(engine, { to: 'ann' }, { priority: level + 1 });
+  await urgent.run(engine, { to: 'ann' }, { priority: -1, timeout: 1_000 });
+  // @ts-expect-error a priority is a number, not a label's string
+  await urgent.create(engine, { to: 'ann' }, { priority: '5' });
+  // @ts-expect-error nor is the kind's
+  defineTask({ meta: { kind: 'page' }, priority: '10' });
+}

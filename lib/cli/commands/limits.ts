@@ -1,7 +1,8 @@
 import { parseRate } from '../../schedule/index.js';
 import { defineEngineCommand } from '../command.js';
 import { usageError } from '../exit.js';
-import { json, table } from '../format.js';
+import { limitsTable } from '../flow.js';
+import { json } from '../format.js';
 
 /**
  * `rescue limits`: list the queue's rate limits (engine.rateLimits());
@@ -13,7 +14,7 @@ export const limitsCommand = defineEngineCommand({
   name: 'limits',
   summary: 'list, set or remove rate limits (per value of a meta key, or of the whole queue)',
   description:
-    'Without --set or --remove, lists the declared rate limits: each with the most\nclaims in a window and the window. --set <rate> ("100 per minute") declares or\nchanges the limit of --key (without --key: of the whole queue); --remove\nremoves it. Every engine and worker of the queue obeys the limits.',
+    'Without --set or --remove, lists the declared rate limits: each with the most\nclaims in a window and the window, the claims of the current windows and the\nbusiest values (--json: the declarations alone; rescue stats --json has the\nwindows). --set <rate> ("100 per minute") declares or changes the limit of\n--key (without --key: of the whole queue); --remove removes it. Every engine and worker of the queue obeys the limits.',
   options: {
     key: {
       type: 'string',
@@ -69,16 +70,11 @@ export const limitsCommand = defineEngineCommand({
       );
       return;
     }
-    const limits = await engine.rateLimits();
     if (asJson) {
-      io.out(json(limits));
+      io.out(json(await engine.rateLimits()));
       return;
     }
-    io.out(
-      table(limits, [
-        { header: 'key', cell: (rate) => rate.key ?? '(whole queue)' },
-        { header: 'limit', cell: (rate) => rate.limit },
-      ]),
-    );
+    const stats = await engine.stats();
+    io.out(limitsTable(stats.rateLimits, stats.at));
   },
 });

@@ -1,12 +1,13 @@
 import { defineEngineCommand } from '../command.js';
+import { capsTable, limitsTable } from '../flow.js';
 import { duration, fields, json, table } from '../format.js';
 
 /** `rescue stats`: the queue's counts by state, from its indexes (engine.stats()). */
 export const statsCommand = defineEngineCommand({
   name: 'stats',
-  summary: 'counts by state, the oldest claimable task, owners, live workers',
+  summary: 'counts by state, the oldest claimable task, owners, live workers, caps, rate limits',
   description:
-    "Counts the queue's tasks by state from its indexes (the same cost at 1M tasks as\nat 1k): claimable, owned, waiting (and due), halted, templates, broadcast;\nthe oldest claimable task, the workers owning tasks, live workers, and\nclaimable tasks no live worker's handler labels match.",
+    "Counts the queue's tasks by state from its indexes (the same cost at 1M tasks as\nat 1k): claimable, owned, waiting (and due), halted, templates, broadcast;\nthe oldest claimable task, the workers owning tasks, live workers, and\nclaimable tasks no live worker's handler labels match; whether the queue is\npaused, the concurrency caps with their owned counts and the rate limits with\nthe claims of their current windows (the fullest values of each).",
   async run({ engine, target, io, json: asJson }) {
     const stats = await engine.stats();
     if (asJson) {
@@ -43,6 +44,14 @@ export const statsCommand = defineEngineCommand({
         ],
       ]),
     );
+    if (stats.caps.length > 0) {
+      io.out('');
+      io.out(capsTable(stats.caps));
+    }
+    if (stats.rateLimits.length > 0) {
+      io.out('');
+      io.out(limitsTable(stats.rateLimits, stats.at));
+    }
     if (stats.owners.length > 0) {
       io.out('');
       io.out(

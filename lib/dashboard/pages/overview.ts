@@ -1,12 +1,12 @@
 // The overview: counts by state (engine.stats()), the oldest claimable task,
-// the queue over the last minutes, owners, and claimable tasks nobody takes.
-import type { CapState } from '../../engine/caps.js';
-import type { QueueStats } from '../../engine/stats.js';
+// the queue over the last minutes, flow control (pause, caps and rate limits,
+// docs/semantics.md §3.14–§3.16), owners, and claimable tasks nobody takes.
+import type { CapStats, QueueStats, RateLimitStats } from '../../engine/stats.js';
 import { html, type Html } from '../html.js';
 import type { LiveFeed } from '../live.js';
 import { bucketMs } from '../throughput.js';
 import { chart } from '../views/chart.js';
-import { count, duration } from '../views/format.js';
+import { count, duration, relative } from '../views/format.js';
 import { notice, type Page } from '../views/layout.js';
 import { taskPath, tasksPath } from '../paths.js';
 import type { PageDeps } from './deps.js';
@@ -46,8 +46,6 @@ export async function overviewPage(deps: PageDeps): Promise<Page> {
     </li>`;
   };
   const oldest = stats.oldestClaimable;
-  // the concurrency caps (engine.caps()); none shown when it cannot be read
-  const caps = await engine.caps().catch((): CapState[] => []);
   // the labels of the tasks the page names by id (one HMGET)
   const named = await readTasksById(contextOf(engine), [
     ...(oldest === undefined ? [] : [oldest.id]),
@@ -107,11 +105,19 @@ export async function overviewPage(deps: PageDeps): Promise<Page> {
         ${throughput(feed, stats.at.getTime())}
       </section>
       ${
-        caps.length === 0
+        stats.caps.length === 0
           ? ''
           : html`<section class="caps">
               <h2>Concurrency caps</h2>
-              ${capsTable(caps)}
+              ${capsTable(stats.caps)}
+            </section>`
+      }
+      ${
+        stats.rateLimits.length === 0
+          ? ''
+          : html`<section class="rate-limits">
+              <h2>Rate limits</h2>
+              ${rateLimitsTable(stats.rateLimits, stats.at)}
             </section>`
       }
       <section class="owners">
@@ -126,40 +132,99 @@ export async function overviewPage(deps: PageDeps): Promise<Page> {
   };
 }
 
-/** How many values of one cap the overview names (the most owned first). */
-const capValuesShown = 20;
+/** more says how many values a table row leaves out, and whether the counts are all there. */
+function more(shown: number, valueCount: number, exact: boolean): string {
+  const left = valueCount - shown;
+  return `${left > 0 ? ` and ${count(left)} more` : ''}${exact ? '' : ' (more values than stats() reads: counts of those read)'}`;
+}
 
-function capsTable(caps: readonly CapState[]): Html {
+function capsTable(caps: readonly CapStats[]): Html {
   return html`<table>
     <thead>
       <tr>
         <th>meta key</th>
         <th class="number">concurrency</th>
         <th class="number">owned</th>
-        <th>owned per value (at the cap: bold)</th>
+        <th class="number">values at the cap</th>
+        <th>owned per value, the most first (at the cap: bold)</th>
       </tr>
     </thead>
     <tbody>
-      ${caps.map((cap) => {
-        const values = Object.entries(cap.values)
-          .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
-          .slice(0, capValuesShown);
-        const more = Object.keys(cap.values).length - values.length;
-        return html`<tr data-cap="${cap.key ?? ''}">
-          <td>${cap.key === undefined ? 'the whole queue' : html`<code>${cap.key}</code>`}</td>
-          <td class="number">${count(cap.concurrency)}</td>
-          <td class="number">${count(cap.owned)}</td>
-          <td>
-            ${values.map(([value, owned]) =>
-              owned >= cap.concurrency
-                ? html`<strong><code>${value}</code> ${count(owned)}</strong> `
-                : html`<code>${value}</code> ${count(owned)} `,
-            )}${more > 0 ? ` and ${more} more` : ''}
-          </td>
-        </tr>`;
-      })}
+      ${caps.map(
+        (cap) =>
+          html`<tr data-cap="${cap.key ?? ''}">
+            <td>${cap.key === undefined ? 'the whole queue' : html`<code>${cap.key}</code>`}</td>
+            <td class="number">${count(cap.concurrency)}</td>
+            <td class="number" data-cap-owned>${count(cap.owned)}</td>
+            <td class="number" data-cap-full>
+              ${
+                cap.key === undefined
+                  ? cap.full > 0
+                    ? html`<strong>reached</strong>`
+                    : '-'
+                  : html`${count(cap.full)} of ${count(cap.valueCount)}`
+              }
+            </td>
+            <td>
+              ${cap.values.map((value) =>
+                value.owned >= cap.concurrency
+                  ? html`<strong data-value="${value.value}"
+                      ><code>${value.value}</code> ${count(value.owned)}</strong
+                    > `
+                  : html`<span data-value="${value.value}"
+                      ><code>${value.value}</code> ${count(value.owned)}</span
+                    > `,
+              )}${more(cap.values.length, cap.valueCount, cap.exact)}
+            </td>
+          </tr>`,
+      )}
     </tbody>
   </table>`;
+}
+
+function rateLimitsTable(limits: readonly RateLimitStats[], now: Date): Html {
+  return html`<table>
+      <thead>
+        <tr>
+          <th>meta key</th>
+          <th>limit</th>
+          <th class="number">claims in the current windows</th>
+          <th class="number">values closed</th>
+          <th>claims per value this window, the most first (closed: bold)</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${limits.map(
+          (rate) =>
+            html`<tr data-rate-limit="${rate.key ?? ''}">
+              <td>
+                ${rate.key === undefined ? 'the whole queue' : html`<code>${rate.key}</code>`}
+              </td>
+              <td>${rate.limit ?? 'none (held by context.rateLimit)'}</td>
+              <td class="number" data-rate-counted>${count(rate.counted)}</td>
+              <td class="number" data-rate-closed>
+                ${count(rate.closed)} of ${count(rate.valueCount)}
+              </td>
+              <td>
+                ${rate.values.map((window) => {
+                  const text = html`${rate.key === undefined ? '' : html`<code>${window.value}</code> `}${
+                      window.held ? 'held' : count(window.claims)
+                    } <span class="relative">(reopens ${relative(window.reopensAt, now)})</span>`;
+                  const closed =
+                    window.held || (rate.claims !== undefined && window.claims >= rate.claims);
+                  return closed
+                    ? html`<strong data-value="${window.value}">${text}</strong> `
+                    : html`<span data-value="${window.value}">${text}</span> `;
+                })}${more(rate.values.length, rate.valueCount, rate.exact)}
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    <p class="note">
+      A window counts the claims of a value from one multiple of its length to the next; a value is
+      closed while its window is full or <code>context.rateLimit(ms)</code> holds it.
+    </p>`;
 }
 
 function owners(stats: QueueStats): Html {

@@ -297,6 +297,7 @@ export const scriptArguments = {
     workers:
       'JSON array of the live workers: { "w": id, "a": true when it takes any task, "f": [filters] }',
     sample: 'how many claimable tasks to check against the workers at most',
+    flow: 'how many fields of `cap-counts`, and how many open windows of `rate-windows`, to read at most (docs/semantics.md §3.15, §3.16)',
   },
   status: {
     id: "the task's object id",

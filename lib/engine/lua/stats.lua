@@ -11,7 +11,14 @@
   Returns  JSON { tasks, claimable, owned, waiting, due, halted, cron, gate,
            broadcast, held, oldest (an id, or false), owner_count, owners (flat
            worker, count, ...), checked, unmatched (ids of the checked
-           tasks no live worker's labels match, oldest first) }
+           tasks no live worker's labels match, oldest first), caps (flat key,
+           concurrency, ... of `caps`), holders (owned tasks a cap holds: HLEN
+           holders), cap_fields (HLEN cap-counts), cap_counts (flat
+           field, count, ... of at most `flow` of them), rates (flat key,
+           '<limit>:<window ms>', ... of `rates`), open_windows (how many
+           windows reopen after now), windows (flat field, '<reopen
+           ms>:<claims>', ... of at most `flow` of them, the first to reopen
+           first) }
   Errors   none
 ]]
 --- @include "task"
@@ -117,6 +124,44 @@ table.sort(unmatched, bytes_less)
 
 local owners = redis.call('HSCAN', K['owners'], '0', 'COUNT', owner_budget)[2]
 
+-- flow control (docs/semantics.md §3.15, §3.16): the declared caps and rate
+-- limits (small hashes, which a claim reads whole too); at most flow_budget
+-- fields of `cap-counts` (one field a capped value with owned tasks) and of
+-- the windows still open (`rate-expiry` orders them by reopen), with how many
+-- there are: never a walk of every owned task or every value
+local flow_budget = tonumber(ARGV[ARG.stats.flow])
+local caps = redis.call('HGETALL', K['caps'])
+local cap_fields, cap_counts = 0, {}
+if #caps > 0 then
+  cap_fields = redis.call('HLEN', K['cap-counts'])
+  local cursor = '0'
+  repeat
+    local reply = redis.call('HSCAN', K['cap-counts'], cursor, 'COUNT', 100)
+    cursor = reply[1]
+    for index = 1, #reply[2], 2 do
+      local read = #cap_counts
+      if read < 2 * flow_budget then
+        cap_counts[read + 1] = reply[2][index]
+        cap_counts[read + 2] = reply[2][index + 1]
+      end
+    end
+  until cursor == '0' or #cap_counts >= 2 * flow_budget
+end
+-- open windows, and the holds of context.rateLimit (which outlive a removed limit)
+local open_windows = redis.call('ZCOUNT', K['rate-expiry'], '(' .. now, '+inf')
+local windows = {}
+if open_windows > 0 then
+  local fields = redis.call('ZRANGEBYSCORE', K['rate-expiry'], '(' .. now, '+inf', 'LIMIT', 0, flow_budget)
+  local stored = redis.call('HMGET', K['rate-windows'], unpack(fields))
+  for index, field in ipairs(fields) do
+    if stored[index] then
+      local read = #windows
+      windows[read + 1] = field
+      windows[read + 2] = stored[index]
+    end
+  end
+end
+
 return cjson.encode({
   tasks = redis.call('HLEN', K['tasks']),
   claimable = redis.call('ZCARD', K['ready']) + redis.call('ZCARD', K['ready-cron'])
@@ -135,4 +180,11 @@ return cjson.encode({
   owners = owners,
   checked = #sample,
   unmatched = unmatched,
+  caps = caps,
+  holders = #caps > 0 and redis.call('HLEN', K['holders']) or 0,
+  cap_fields = cap_fields,
+  cap_counts = cap_counts,
+  rates = redis.call('HGETALL', K['rates']),
+  open_windows = open_windows,
+  windows = windows,
 })
