@@ -36,7 +36,7 @@ import { Engine, Label } from '../../dist/index.js';
 import { queueKeys } from '../../dist/engine/keys.js';
 import { table } from '../bench/lib/report.js';
 import { analyzeCaps, tenantKey, tenantOf } from './lib/caps-analyze.js';
-import { startFleet } from './lib/fleet.js';
+import { sameClockWorkers, startFleet } from './lib/fleet.js';
 import { now, openLog, readLogs } from './lib/log.js';
 import { startRedis } from './lib/redis.js';
 
@@ -58,18 +58,13 @@ export async function runCaps(settings) {
   const capSteps = Math.ceil(settings.capTaskMs / settings.stepMs);
   const fleet = await startFleet(
     settings.workers,
-    (slot, id) => ({
-      ...settings,
-      id,
-      url: redis.url,
-      queue: chaos,
-      chaos,
-      logDir: dir,
-      offsetMs: 0,
-      clockSkew: 0,
-      background: true,
-      stepsOf: { ...settings.stepsOf, cap: capSteps },
-    }),
+    sameClockWorkers(
+      settings,
+      { url: redis.url, chaos, dir },
+      {
+        stepsOf: { ...settings.stepsOf, cap: capSteps },
+      },
+    ),
     log,
   );
   const faults = { kills: 0, 'redis restarts': 0 };

@@ -23,7 +23,7 @@ import { Engine, Label } from '../../dist/index.js';
 import { startRedisServer } from '../../dist/testing/index.js';
 import { number, table } from '../bench/lib/report.js';
 import { analyze } from './lib/analyze.js';
-import { startFleet } from './lib/fleet.js';
+import { sameClockWorkers, startFleet } from './lib/fleet.js';
 import { startLagLink, startServiceAddress } from './lib/links.js';
 import { now, openLog, readLogs } from './lib/log.js';
 import { produce } from './lib/producer.js';
@@ -84,18 +84,7 @@ async function runRound(round, options, settings) {
   const { durability } = options;
   const fleet = await startFleet(
     settings.workers,
-    (slot, id) => ({
-      ...settings,
-      id,
-      url: service.url,
-      queue: chaos,
-      chaos,
-      logDir: dir,
-      offsetMs: 0,
-      clockSkew: 0,
-      background: true,
-      durability,
-    }),
+    sameClockWorkers(settings, { url: service.url, chaos, dir }, { durability }),
     log,
   );
   const producer = new Engine({ redis: service.url, queue: chaos, worker: 'producer', durability });

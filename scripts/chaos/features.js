@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Engine, Label } from '../../dist/index.js';
 import { table } from '../bench/lib/report.js';
-import { startFleet } from './lib/fleet.js';
+import { sameClockWorkers, startFleet } from './lib/fleet.js';
 import { now, openLog, readLogs } from './lib/log.js';
 import { startRedis } from './lib/redis.js';
 
@@ -109,17 +109,7 @@ export async function runFeatures(settings) {
   );
   const fleet = await startFleet(
     settings.workers,
-    (slot, id) => ({
-      ...settings,
-      id,
-      url: redis.url,
-      queue: chaos,
-      chaos,
-      logDir: dir,
-      offsetMs: 0,
-      clockSkew: 0,
-      background: true,
-    }),
+    sameClockWorkers(settings, { url: redis.url, chaos, dir }),
     log,
   );
   const producer = new Engine({ redis: redis.url, queue: chaos, worker: 'producer' });

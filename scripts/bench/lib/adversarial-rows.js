@@ -99,6 +99,12 @@ async function firstSearch(queue, filter) {
   return { ms, steps: counting.counts.get('search') ?? 0 };
 }
 
+/** otherValues adds 10,000 tasks of 10,000 values of `kind` besides the depth's `kind: a`. */
+async function otherValues(queue) {
+  const producer = queue.engine({ worker: 'producer' });
+  await inParallel(200, 10_000, (n) => producer.create({ meta: { kind: `t${n}` } }));
+}
+
 export const rows = [
   {
     name: 'filtered search',
@@ -553,10 +559,7 @@ export const rows = [
     setup:
       'every task of the depth is of one hot value (`kind: a`), capped at 1 (`setCap({ key: "kind", concurrency: 1 })`) with one of them owned; 10,000 tasks of 10,000 other values; 5,000 claims without a filter, 10 in flight (docs/semantics.md §3.15: a capped value never blocks the others)',
     unit: 'claim+delete/s',
-    async prepare(queue) {
-      const producer = queue.engine({ worker: 'producer' });
-      await inParallel(200, 10_000, (n) => producer.create({ meta: { kind: `t${n}` } }));
-    },
+    prepare: otherValues,
     async run(queue) {
       const engine = queue.engine({ worker: 'claimer' });
       const holder = queue.engine({ worker: 'holder' });
@@ -609,10 +612,7 @@ export const rows = [
     setup:
       'every task of the depth is of one value (`kind: a`) limited to 1 claim an hour (`setRateLimit({ key: "kind", limit: "1 per hour" })`), its one claim made; 10,000 tasks of 10,000 other values; 5,000 claims without a filter, 10 in flight (docs/semantics.md §3.16)',
     unit: 'claim+delete/s',
-    async prepare(queue) {
-      const producer = queue.engine({ worker: 'producer' });
-      await inParallel(200, 10_000, (n) => producer.create({ meta: { kind: `t${n}` } }));
-    },
+    prepare: otherValues,
     async run(queue) {
       const engine = queue.engine({ worker: 'claimer' });
       await engine.setRateLimit({ key: 'kind', limit: '1 per hour' });

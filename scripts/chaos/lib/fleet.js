@@ -7,6 +7,26 @@ import { now } from './log.js';
 
 const workerScript = fileURLToPath(new URL('../worker.js', import.meta.url));
 
+/**
+ * sameClockWorkers: settingsFor of startFleet for workers that share Redis's
+ * clock (no offset, no skew) and run in the background; `extra` is added to
+ * each worker's settings.
+ */
+export function sameClockWorkers(settings, { url, chaos, dir }, extra = {}) {
+  return (slot, id) => ({
+    ...settings,
+    id,
+    url,
+    queue: chaos,
+    chaos,
+    logDir: dir,
+    offsetMs: 0,
+    clockSkew: 0,
+    background: true,
+    ...extra,
+  });
+}
+
 /** startFleet forks `count` workers; settingsFor(index, id) gives each its settings. */
 export async function startFleet(count, settingsFor, log) {
   const live = new Map(); // id -> child
