@@ -104,3 +104,34 @@ export function claimHeaderArgs(
     rare,
   });
 }
+
+/** How many values each kind of answer takes in complete-claim.lua's flat answer, by its first. */
+const claimReplyLengths: Readonly<Record<string, number>> = { error: 2, later: 1, counts: 3 };
+/** An entry that ran: its delete's result (a number), then the seven of its search's answer. */
+const ranReplyLength = 8;
+
+/**
+ * readClaimReplies reads complete-claim.lua's answer, one flat array (a
+ * nested table costs Redis about 5,000 instructions to convert), back into
+ * one array per answer, the form delete-search.lua answers in: an entry that
+ * ran starts with its delete's result, a number; the others with 'error',
+ * 'later' or 'counts'. A value of another form ends the reading: the caller
+ * sees the entries it lacks as unanswered.
+ */
+export function readClaimReplies(flat: readonly unknown[]): unknown[][] {
+  const replies: unknown[][] = [];
+  let at = 0;
+  while (at < flat.length) {
+    const first = flat[at];
+    const length =
+      typeof first === 'number'
+        ? ranReplyLength
+        : typeof first === 'string'
+          ? claimReplyLengths[first]
+          : undefined;
+    if (length === undefined || at + length > flat.length) break;
+    replies.push(flat.slice(at, at + length));
+    at += length;
+  }
+  return replies;
+}

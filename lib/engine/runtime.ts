@@ -6,7 +6,12 @@ import type { Task } from '../task/task.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { prepareCreate } from './create.js';
 import { completeBroadcastLocally, countDelete, deleteTask, prepareDelete } from './delete.js';
-import { claimEntryArgs, claimHeaderArgs, sharedParking } from './complete-claim.js';
+import {
+  claimEntryArgs,
+  claimHeaderArgs,
+  readClaimReplies,
+  sharedParking,
+} from './complete-claim.js';
 import { filterList, type FilterList } from './filters.js';
 import { contextOf } from './context-registry.js';
 import { argv } from './lua/arguments.js';
@@ -143,21 +148,30 @@ async function completeAndSearch(
   // completion): the completions it left go in the next call
   for (let callMs = nowMs; sent.length > 0; callMs = readClock(context.clock).getTime()) {
     const batch = sent;
-    const replies = (await (lean
-      ? runRequest(context, 'completeClaim', (request) =>
-          claimHeaderArgs(context, callMs, request, filters as FilterList, exclude, parkFor).concat(
-            batch.flatMap((index) => leanEntries?.get(index) ?? []),
-          ),
-        )
-      : runRequest(context, 'deleteSearch', (request) =>
-          argv('folded_search', foldedSearchValues(context, callMs, request, exclude)).concat(
-            argv('delete_search', {
-              retention: context.options.outcomeRetention,
-              most: context.options.outcomeLimit,
-            }),
-            batch.flatMap((index) => entries.get(index) ?? []),
-          ),
-        ))) as DeleteSearchReply[];
+    const replies = (
+      lean
+        ? readClaimReplies(
+            (await runRequest(context, 'completeClaim', (request) =>
+              claimHeaderArgs(
+                context,
+                callMs,
+                request,
+                filters as FilterList,
+                exclude,
+                parkFor,
+              ).concat(batch.flatMap((index) => leanEntries?.get(index) ?? [])),
+            )) as unknown[],
+          )
+        : await runRequest(context, 'deleteSearch', (request) =>
+            argv('folded_search', foldedSearchValues(context, callMs, request, exclude)).concat(
+              argv('delete_search', {
+                retention: context.options.outcomeRetention,
+                most: context.options.outcomeLimit,
+              }),
+              batch.flatMap((index) => entries.get(index) ?? []),
+            ),
+          )
+    ) as DeleteSearchReply[];
     const counts = replies[batch.length];
     if (counts?.[0] === 'counts')
       countTasks(context, { created: { gate: counts[1] }, halted: counts[2] });

@@ -14,17 +14,19 @@
                claim_entry; complete_claim's rare is '' or the JSON array claim_rare
                (the searches' rare arguments); the request is passed as its key
                and number (include/request.lua)
-  Returns  per entry, in order: { delete result (1, 2 requeued, 0 no delete), kind, id,
-           record, floor, next due, resume, sequence back } (see delete.lua,
-           search.lua), or { 'error', message } when the entry's delete failed:
-           its search did not run, and it wrote nothing; or { 'later' } for
-           each entry left when the call had run the engine's stepTime (the
-           first entry always runs): nothing of it was done, and the caller
-           sends it again; then, when an entry took the general path, one
-           last { 'counts', emitted, halted }: the children gate templates
-           emitted and the tasks requeues halted (a call whose entries all
-           took the lean path emits and halts none, and answers no counts: a
-           table more in the answer cost Redis about 8,000 instructions)
+  Returns  one flat array (a table in the answer costs Redis about 5,000
+           instructions to convert; lib/engine/complete-claim.ts
+           readClaimReplies reads it back), per entry, in order: delete
+           result (1, 2 requeued, 0 no delete; a number), kind, id, record,
+           floor, next due, resume, sequence back (see delete.lua,
+           search.lua); or 'error', message when the entry's delete failed:
+           its search did not run, and it wrote nothing; or 'later' for each
+           entry left when the call had run the engine's stepTime (the first
+           entry always runs): nothing of it was done, and the caller sends it
+           again; then, when an entry took the general path, one last
+           'counts', emitted, halted: the children gate templates emitted and
+           the tasks requeues halted (a call whose entries all took the lean
+           path emits and halts none, and answers no counts)
   Errors   none: a failed delete is its entry's answer
 ]]
 --- @include "step"
@@ -90,9 +92,19 @@ local function general_searching()
   return searching
 end
 
+-- flat: the nested answers of replay_folded as the one array this script answers
+local function flat(replies)
+  local out, n = {}, 0
+  for _, reply in ipairs(replies) do
+    for index = 1, #reply do out[n + index] = reply[index] end
+    n = n + #reply
+  end
+  return out
+end
+
 if request_key ~= '' then
   local kept = replayed_at(request_key, request_number)
-  if kept ~= nil then return replay_folded(kept, general_searching()) end
+  if kept ~= nil then return flat(replay_folded(kept, general_searching())) end
 end
 
 -- the lean path's state while every entry so far took it; the general path's
@@ -133,7 +145,10 @@ if lean ~= nil then
   end
 end
 
-local replies, memory = {}, {}
+-- replies: the flat answer, `n` its length; `done` the entries answered.
+-- Made with room for one entry that ran: a table grown one value at a time
+-- is resized at 1, 2, 3 and 5 values
+local replies, n, done, memory = { nil, nil, nil, nil, nil, nil, nil, nil }, 0, 0, {}
 -- the entries run until the call has run its step (include/step.lua), the
 -- first always; those left are answered 'later'. A call of one entry reads no
 -- clock; a longer one reads it before each general entry, and every
@@ -144,9 +159,11 @@ local STEP_EVERY = 4
 if FIRST + ENTRY_ARGUMENTS < #ARGV then step_spent() end
 local later = false
 for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
-  later = later or (#replies > 0 and (lean == nil or #replies % STEP_EVERY == 0) and step_spent())
+  later = later or (done > 0 and (lean == nil or done % STEP_EVERY == 0) and step_spent())
+  done = done + 1
   if later then
-    replies[#replies + 1] = { 'later' }
+    n = n + 1
+    replies[n] = 'later'
     memory[#memory + 1] = '{"l":1}'
   else
     local id, token = ARGV[first + ARG.claim_entry.id], ARGV[first + ARG.claim_entry.token]
@@ -165,14 +182,17 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
       end
     end
     if type(result) == 'table' then
-      replies[#replies + 1] = { 'error', result.err }
+      replies[n + 1], replies[n + 2] = 'error', result.err
+      n = n + 2
       memory[#memory + 1] = cjson.encode({ e = result.err })
     else
       local claimed, record, claim_token = nil, nil, nil
       if lean ~= nil and not parked[slot] then claimed, record, claim_token = lean_claim(lean, now_text, expiry, expiry_ms) end
       if claimed ~= nil then
         -- resume 'lean': the record stays as answered until the task changes (lib/engine/search.ts)
-        replies[#replies + 1] = { result, 'task', claimed, record, floors, '', 'lean', '' }
+        replies[n + 1], replies[n + 2], replies[n + 3], replies[n + 4] = result, 'task', claimed, record
+        replies[n + 5], replies[n + 6], replies[n + 7], replies[n + 8] = floors, '', 'lean', ''
+        n = n + 8
         -- the result as text: a number in a concatenation is formatted with printf
         memory[#memory + 1] = claim_memory(result == 1 and '1' or '0', claimed, floors, claimed .. ':' .. claim_token)
       else
@@ -183,7 +203,8 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
         -- a search that ran out of its budget is resumed before the entries
         -- after it run: they come again in the next call
         if reply[2] == 'more' then later = true end
-        replies[#replies + 1] = reply
+        for index = 1, 8 do replies[n + index] = reply[index] end
+        n = n + 8
         memory[#memory + 1] = cjson.encode({ r = result, k = reply[2], i = reply[3], f = reply[5], d = reply[6],
           m = reply[7], b = reply[8], c = ctx.claimed })
       end
@@ -192,7 +213,7 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
 end
 
 if ctx ~= nil then
-  replies[#replies + 1] = { 'counts', ctx.emitted, ctx.halted }
+  replies[n + 1], replies[n + 2], replies[n + 3] = 'counts', ctx.emitted, ctx.halted
   memory[#memory + 1] = '{"n":' .. ctx.emitted .. ',"h":' .. ctx.halted .. '}'
   general().finish(ctx)
 else
