@@ -130,6 +130,36 @@ describe('complete-claim: the lean path and the general one agree', () => {
     }
   });
 
+  it("answers each call with its own engine's values, whatever engines call before it (include/engine-args.lua)", async () => {
+    const q = runtime();
+    // a worker id of colons and more than ASCII; another engine keeps outcomes
+    const [odd, keeper] = [q.engine('w:1:é', { outcomeRetention: 0 }), q.engine('w:2')];
+    for (let n = 0; n < 8; n++) await odd.create({ meta: { n: String(n) } });
+    const noFilters = filterList([]);
+    const first = (outcomes: CompletionOutcome[]) =>
+      (outcomes[0]?.deleted === true ? outcomes[0].next : undefined) as Task;
+    let [oddTask, keeperTask] = [
+      first(await claimTasks(odd, noFilters, [parked(0)], [])),
+      first(await claimTasks(keeper, noFilters, [parked(0)], [])),
+    ];
+    const completed = { odd: [] as string[], keeper: [] as string[] };
+    for (let round = 0; round < 3; round++) {
+      completed.odd.push(idOf(oddTask));
+      oddTask = first(await deleteThenSearch(odd, [{ task: oddTask, filters: noFilters }]));
+      completed.keeper.push(idOf(keeperTask));
+      keeperTask = first(
+        await deleteThenSearch(keeper, [{ task: keeperTask, filters: noFilters }]),
+      );
+    }
+    expect([oddTask.core?.[Label.Worker], keeperTask.core?.[Label.Worker]]).toEqual([
+      'w:1:é',
+      'w:2',
+    ]);
+    expect(await q.redis.hgetall(q.key.owners)).toEqual({ 'w:1:é': '1', 'w:2': '1' });
+    // only the engine that keeps outcomes kept its completions'
+    expect((await q.redis.hkeys(q.key.outcomes)).sort()).toEqual(completed.keeper.sort());
+  });
+
   it('fails only the completion whose copy is outdated, with TaskOutdatedError, and goes on with the others', async () => {
     const q = runtime();
     const eon = q.engine('eon');

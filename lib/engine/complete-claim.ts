@@ -90,19 +90,26 @@ export function claimHeaderArgs(
   const split = request.lastIndexOf(':');
   return argv('complete_claim', {
     now_ms: nowMs,
-    worker: context.options.worker,
     expiry: formatTime(new Date(leaseEndMs)),
     expiry_ms: leaseEndMs,
-    start_ms: context.startMs,
-    self_key: context.selfKey,
     request_key: split < 0 ? '' : request.slice(0, split),
     request_number: split < 0 ? '' : request.slice(split + 1),
-    retention: context.options.outcomeRetention,
-    most: context.options.outcomeLimit,
     floors,
-    park_for_ms: parkForMs,
+    engine: engineArgument(context, parkForMs),
     rare,
   });
+}
+
+/**
+ * engineArgument is complete-claim's `engine`: the values that are the same
+ * on every call of the engine, in one text (include/engine-args.lua reads it,
+ * once per text in a library): its start instant, its worker's order key,
+ * outcome retention and limit, how long its slots park ('' none), its worker
+ * id last (any character).
+ */
+export function engineArgument(context: EngineContext, parkForMs: string): string {
+  const { options } = context;
+  return `${context.startMs}:${context.selfKey}:${options.outcomeRetention}:${options.outcomeLimit}:${parkForMs}:${options.worker}`;
 }
 
 /** How many values each kind of answer takes in complete-claim.lua's flat answer, by its first. */

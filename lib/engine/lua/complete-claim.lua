@@ -10,7 +10,8 @@
   general delete and search in the same call.
 
   KEYS         the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV         lists of lib/engine/lua/arguments.ts: complete_claim, then per entry
+  ARGV         lists of lib/engine/lua/arguments.ts: complete_claim (the engine's
+               own values in one, include/engine-args.lua), then per entry
                claim_entry; complete_claim's rare is '' or the JSON array claim_rare
                (the searches' rare arguments); the request is passed as its key
                and number (include/request.lua)
@@ -36,6 +37,7 @@
 --- @include "delete-request"
 --- @include "folded-replay"
 --- @include "lean"
+--- @include "engine-args"
 
 -- the general delete and search, built on first use (delete-search.lua)
 local general_module = nil
@@ -48,12 +50,13 @@ local function general()
   return general_module
 end
 
-local now_text, worker = ARGV[ARG.complete_claim.now_ms], ARGV[ARG.complete_claim.worker]
+local engine = engine_args(ARGV[ARG.complete_claim.engine])
+local now_text, worker = ARGV[ARG.complete_claim.now_ms], engine.worker
 local expiry, expiry_ms = ARGV[ARG.complete_claim.expiry], ARGV[ARG.complete_claim.expiry_ms]
 local now = tonumber(now_text)
 local request_key, request_number = ARGV[ARG.complete_claim.request_key], ARGV[ARG.complete_claim.request_number]
-local retention, most = tonumber(ARGV[ARG.complete_claim.retention]), tonumber(ARGV[ARG.complete_claim.most])
-local floors, park_for = ARGV[ARG.complete_claim.floors], ARGV[ARG.complete_claim.park_for_ms]
+local retention, most = engine.retention, engine.most
+local floors, park_for = ARGV[ARG.complete_claim.floors], engine.park_for
 local rare = ARGV[ARG.complete_claim.rare]
 -- each entry's claim_entry follows ARGV[first]
 local FIRST, ENTRY_ARGUMENTS = #ARG.complete_claim, #ARG.claim_entry
@@ -72,9 +75,9 @@ local function general_searching()
     base = string.match(floors, ':(%d+)$'),
     skip = none,
     redeliver = none,
-    start_ms = ARGV[ARG.complete_claim.start_ms],
+    start_ms = engine.start_ms,
     exclude = none,
-    self_key = ARGV[ARG.complete_claim.self_key],
+    self_key = engine.self_key,
     resume = '',
     slot = '',
     park_until = park_for == '' and '' or string.format('%d', now + tonumber(park_for)),
@@ -111,7 +114,7 @@ end
 -- context and search once one did not
 local lean = nil
 if rare == '' and lean_queue() then
-  lean = new_lean(worker, ARGV[ARG.complete_claim.self_key], (#ARGV - FIRST) / ENTRY_ARGUMENTS)
+  lean = new_lean(worker, engine.self_key, (#ARGV - FIRST) / ENTRY_ARGUMENTS)
 end
 local ctx, searching = nil, nil
 local function go_general()
