@@ -9,6 +9,7 @@ import { completeBroadcastLocally, countDelete, deleteTask, prepareDelete } from
 import {
   claimEntryArgs,
   claimHeaderArgs,
+  headerFloors,
   readClaimReplies,
   sharedParking,
 } from './complete-claim.js';
@@ -148,19 +149,24 @@ async function completeAndSearch(
   // completion): the completions it left go in the next call
   for (let callMs = nowMs; sent.length > 0; callMs = readClock(context.clock).getTime()) {
     const batch = sent;
+    /** the floors of the arguments sent last: a lean claim's answer is read with them */
+    let floors = '';
     const replies = (
       lean
         ? readClaimReplies(
-            (await runRequest(context, 'completeClaim', (request) =>
-              claimHeaderArgs(
+            (await runRequest(context, 'completeClaim', (request) => {
+              const header = claimHeaderArgs(
                 context,
                 callMs,
                 request,
                 filters as FilterList,
                 exclude,
                 parkFor,
-              ).concat(batch.flatMap((index) => leanEntries?.get(index) ?? [])),
-            )) as unknown[],
+              );
+              floors = headerFloors(header);
+              return header.concat(batch.flatMap((index) => leanEntries?.get(index) ?? []));
+            })) as unknown[],
+            floors,
           )
         : await runRequest(context, 'deleteSearch', (request) =>
             argv('folded_search', foldedSearchValues(context, callMs, request, exclude)).concat(

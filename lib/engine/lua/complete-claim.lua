@@ -20,7 +20,9 @@
            readClaimReplies reads it back), per entry, in order: delete
            result (1, 2 requeued, 0 no delete; a number), kind, id, record,
            floor, next due, resume, sequence back (see delete.lua,
-           search.lua); or 'error', message when the entry's delete failed:
+           search.lua), or for a claim of the lean path the result, 'lean',
+           id, record alone (the floor is the one passed, and the rest
+           empty but resume 'lean'); or 'error', message when the entry's delete failed:
            its search did not run, and it wrote nothing; or 'later' for each
            entry left when the call had run the engine's stepTime (the first
            entry always runs): nothing of it was done, and the caller sends it
@@ -150,7 +152,8 @@ end
 
 -- replies: the flat answer, `n` its length; `done` the entries answered.
 -- Made with room for one entry that ran: a table grown one value at a time
--- is resized at 1, 2, 3 and 5 values
+-- is resized at 1, 2, 3 and 5 values (a nil ends the answer: what is not
+-- set is not answered)
 local replies, n, done, memory = { nil, nil, nil, nil, nil, nil, nil, nil }, 0, 0, {}
 -- the entries run until the call has run its step (include/step.lua), the
 -- first always; those left are answered 'later'. A call of one entry reads no
@@ -192,10 +195,12 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
       local claimed, record, claim_token = nil, nil, nil
       if lean ~= nil and not parked[slot] then claimed, record, claim_token = lean_claim(lean, now_text, expiry, expiry_ms) end
       if claimed ~= nil then
-        -- resume 'lean': the record stays as answered until the task changes (lib/engine/search.ts)
-        replies[n + 1], replies[n + 2], replies[n + 3], replies[n + 4] = result, 'task', claimed, record
-        replies[n + 5], replies[n + 6], replies[n + 7], replies[n + 8] = floors, '', 'lean', ''
-        n = n + 8
+        -- kind 'lean': a claim answered in four values (each costs Redis
+        -- about 1,000 instructions to convert); the engine reads it as kind
+        -- 'task' with the floors it sent and resume 'lean' (the record stays
+        -- as answered until the task changes: lib/engine/search.ts)
+        replies[n + 1], replies[n + 2], replies[n + 3], replies[n + 4] = result, 'lean', claimed, record
+        n = n + 4
         -- the result as text: a number in a concatenation is formatted with printf
         memory[#memory + 1] = claim_memory(result == 1 and '1' or '0', claimed, floors, claimed .. ':' .. claim_token)
       else
