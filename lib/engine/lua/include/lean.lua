@@ -17,8 +17,25 @@
 -- attempts, broadcast, waiting or obsolete tasks, cron, unicast or
 -- priority pools, pooled filters, an events stream someone tails, a pause): one read of `features`
 -- (include/features.lua). The one place that asks, read once a call.
+-- A queue's features are few (a worker's queue: `parked-slots` alone, most
+-- of the time): the fields in use are looked up in this set, and only a
+-- queue that uses one of them goes through plain_queue's list (which clears
+-- a field whose key is gone). Made once per library load.
+local LEAN_STEPS_ASIDE = { followers = true, roots = true, watched = true, attempts = true, broadcast = true,
+  waiting = true, ['obsolete-groups'] = true, promoted = true, ['root-jobs'] = true, ['ready-cron'] = true,
+  ['ready-uni'] = true, ['ready-prio'] = true, ['filter-pools'] = true, events = true, paused = true,
+  caps = true, ['cap-holders'] = true, rates = true, ['rate-windows'] = true }
 local function lean_queue()
-  if next(features()) == nil then return true end -- no feature at all: the common case, without the list
+  local used = features()
+  if next(used) == nil then return true end -- no feature at all, without the set
+  local aside = false
+  for name in pairs(used) do
+    if LEAN_STEPS_ASIDE[name] then
+      aside = true
+      break
+    end
+  end
+  if not aside then return true end
   return plain_queue('followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups',
     'promoted', 'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filter-pools', 'events', 'paused',
     'caps', 'cap-holders', 'rates', 'rate-windows')
