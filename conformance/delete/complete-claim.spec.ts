@@ -160,6 +160,32 @@ describe('complete-claim: the lean path and the general one agree', () => {
     expect((await q.redis.hkeys(q.key.outcomes)).sort()).toEqual(completed.keeper.sort());
   });
 
+  it('completes a lean claim whose `holders` field is gone (a repair under way) as delete and search would', async () => {
+    const [a, b] = [runtime(), serial()];
+    const [eonA, eonB] = [a.engine('eon'), b.engine('eon')];
+    for (const q of [a, b]) {
+      const maker = q.engine('maker');
+      for (let n = 0; n < 3; n++) await maker.create({ meta: { n: String(n) } });
+    }
+    const noFilters = filterList([]);
+    const [claim] = await claimTasks(eonA, noFilters, [parked(0)], []);
+    const heldA = (claim?.deleted === true ? claim.next : undefined) as Task;
+    const [heldB] = (await serialClaims(eonB, noFilters, [0])) as [Task];
+    // repair-start emptied `holders`, and repair has not indexed this record yet
+    for (const [q, task] of [
+      [a, heldA],
+      [b, heldB],
+    ] as const)
+      expect(await q.redis.hdel(q.key.holders, idOf(task))).toBe(1);
+    const outcomes = await deleteThenSearch(eonA, [
+      { task: heldA, filters: noFilters, parking: parked(0) },
+    ]);
+    await eonB.delete(heldB);
+    const next = await searchFor(eonB, noFilters, [], parked(0));
+    expect(outcomes.map(answerOf)).toEqual([[idOf(next), next!.meta]]);
+    await agree(a, b);
+  });
+
   it('fails only the completion whose copy is outdated, with TaskOutdatedError, and goes on with the others', async () => {
     const q = runtime();
     const eon = q.engine('eon');

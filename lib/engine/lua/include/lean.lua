@@ -89,18 +89,25 @@ local function lean_complete(lean, id, token, seen, outcome, now, retention, mos
   if not record then return nil end
   local worker = lean.worker
   local task = nil
+  -- its owners count is held for whom `holders` says: the general path
+  -- handles one held for another worker, or for nobody (a repair under way
+  -- has not indexed the record yet)
   if record ~= seen then
     task = decode_stored(id, record)
     if not lean_plain(task) then return nil end
     local core = task.core
     if core[LABEL_WORKER] ~= worker or label_set(core, LABEL_TOKEN) ~= token then return nil end
+    if holder_of(redis.call('HGET', K['holders'], id)) ~= worker then return nil end
+    redis.call('HDEL', K['holders'], id)
+  elseif redis.call('HDEL', K['holders'], id) == 0 then
+    -- the record is the very text this worker's claim wrote (its token in
+    -- it): whoever wrote `holders` since wrote it for the record's owner
+    -- (a claim, reindex), this worker, so a field there is this worker's
+    -- and one HDEL reads and drops it; without one nothing was written
+    return nil
   end
-  -- its owners count is held for whom `holders` says: the general path
-  -- handles one held for another worker (a repair's)
-  if holder_of(redis.call('HGET', K['holders'], id)) ~= worker then return nil end
   lean.held = true
   redis.call('ZREM', K['leases'], id)
-  redis.call('HDEL', K['holders'], id)
   redis.call('ZREM', K['retention'], id)
   redis.call('HDEL', K['tasks'], id)
   lean.delta = lean.delta - 1
