@@ -115,7 +115,7 @@ export function headerFloors(args: readonly (string | number)[]): string {
  * outcome retention and limit, how long its slots park ('' none), its worker
  * id last (any character).
  */
-export function engineArgument(context: EngineContext, parkForMs: string): string {
+function engineArgument(context: EngineContext, parkForMs: string): string {
   const { options } = context;
   return `${context.startMs}:${context.selfKey}:${options.outcomeRetention}:${options.outcomeLimit}:${parkForMs}:${options.worker}`;
 }
