@@ -130,6 +130,62 @@ describe('complete-claim: the lean path and the general one agree', () => {
     }
   });
 
+  it("answers each call with its own engine's values, whatever engines call before it (include/engine-args.lua)", async () => {
+    const q = runtime();
+    // a worker id of colons and more than ASCII; another engine keeps outcomes
+    const [odd, keeper] = [q.engine('w:1:é', { outcomeRetention: 0 }), q.engine('w:2')];
+    for (let n = 0; n < 8; n++) await odd.create({ meta: { n: String(n) } });
+    const noFilters = filterList([]);
+    const first = (outcomes: CompletionOutcome[]) =>
+      (outcomes[0]?.deleted === true ? outcomes[0].next : undefined) as Task;
+    let [oddTask, keeperTask] = [
+      first(await claimTasks(odd, noFilters, [parked(0)], [])),
+      first(await claimTasks(keeper, noFilters, [parked(0)], [])),
+    ];
+    const completed = { odd: [] as string[], keeper: [] as string[] };
+    for (let round = 0; round < 3; round++) {
+      completed.odd.push(idOf(oddTask));
+      oddTask = first(await deleteThenSearch(odd, [{ task: oddTask, filters: noFilters }]));
+      completed.keeper.push(idOf(keeperTask));
+      keeperTask = first(
+        await deleteThenSearch(keeper, [{ task: keeperTask, filters: noFilters }]),
+      );
+    }
+    expect([oddTask.core?.[Label.Worker], keeperTask.core?.[Label.Worker]]).toEqual([
+      'w:1:é',
+      'w:2',
+    ]);
+    expect(await q.redis.hgetall(q.key.owners)).toEqual({ 'w:1:é': '1', 'w:2': '1' });
+    // only the engine that keeps outcomes kept its completions'
+    expect((await q.redis.hkeys(q.key.outcomes)).sort()).toEqual(completed.keeper.sort());
+  });
+
+  it('completes a lean claim whose `holders` field is gone (a repair under way) as delete and search would', async () => {
+    const [a, b] = [runtime(), serial()];
+    const [eonA, eonB] = [a.engine('eon'), b.engine('eon')];
+    for (const q of [a, b]) {
+      const maker = q.engine('maker');
+      for (let n = 0; n < 3; n++) await maker.create({ meta: { n: String(n) } });
+    }
+    const noFilters = filterList([]);
+    const [claim] = await claimTasks(eonA, noFilters, [parked(0)], []);
+    const heldA = (claim?.deleted === true ? claim.next : undefined) as Task;
+    const [heldB] = (await serialClaims(eonB, noFilters, [0])) as [Task];
+    // repair-start emptied `holders`, and repair has not indexed this record yet
+    for (const [q, task] of [
+      [a, heldA],
+      [b, heldB],
+    ] as const)
+      expect(await q.redis.hdel(q.key.holders, idOf(task))).toBe(1);
+    const outcomes = await deleteThenSearch(eonA, [
+      { task: heldA, filters: noFilters, parking: parked(0) },
+    ]);
+    await eonB.delete(heldB);
+    const next = await searchFor(eonB, noFilters, [], parked(0));
+    expect(outcomes.map(answerOf)).toEqual([[idOf(next), next!.meta]]);
+    await agree(a, b);
+  });
+
   it('fails only the completion whose copy is outdated, with TaskOutdatedError, and goes on with the others', async () => {
     const q = runtime();
     const eon = q.engine('eon');

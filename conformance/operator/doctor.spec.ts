@@ -11,6 +11,7 @@ import {
 import { Engine } from '../../lib/engine/engine.js';
 import { aclRules } from '../../lib/engine/acl.js';
 import { layoutVersion, queueKeys } from '../../lib/engine/keys.js';
+import { claimTasks, deleteThenSearch, filterList } from '../../lib/engine/runtime.js';
 import { Label } from '../../lib/task/label.js';
 import { startRedisServer, type RedisServer } from '../../lib/testing/redis-server.js';
 import { useQueue } from '../harness/queue.js';
@@ -250,6 +251,16 @@ describe('engine.doctor() on servers configured otherwise', () => {
       expect(claimed?.core?.[Label.Object]).toBe(created.core?.[Label.Object]);
       await noFunctions.delete(claimed!);
       expect(await noFunctions.exists({ meta: { k: 'without functions' } })).toBe(false);
+      // the worker's complete-and-claim too (complete-claim.lua: under EVAL
+      // nothing of include/engine-args.lua outlives a call)
+      for (const k of ['eval 1', 'eval 2']) await noFunctions.create({ meta: { k } });
+      const noFilters = filterList([]);
+      const [claim] = await claimTasks(noFunctions, noFilters, [{ slot: '0', forMs: 15_000 }], []);
+      const held = claim?.deleted === true ? claim.next : undefined;
+      expect(held?.meta).toEqual({ k: 'eval 1' });
+      const [done] = await deleteThenSearch(noFunctions, [{ task: held!, filters: noFilters }]);
+      expect(done?.deleted === true && done.next?.meta).toEqual({ k: 'eval 2' });
+      await noFunctions.delete((done?.deleted === true ? done.next : undefined)!);
       // a rule set from before scripts counted a watch channel's listeners:
       // doctor names the command, and a listener still hears the outcome
       await redis.call(

@@ -2,8 +2,8 @@ import { formatTime } from '../task/time.js';
 import type { EngineContext } from './context.js';
 import type { FilterList } from './filters.js';
 import type { Task } from '../task/task.js';
-import { argv, type ArgumentValues } from './lua/arguments.js';
-import { broadcastArgs, idList, leanClaimOf, type Parking } from './search.js';
+import { argumentNames, argv, type ArgumentValues } from './lua/arguments.js';
+import { broadcastArgs, idList, leanClaim, leanClaimOf, type Parking } from './search.js';
 
 /**
  * The arguments of complete-claim.lua, the worker runtime's common step: the
@@ -90,17 +90,74 @@ export function claimHeaderArgs(
   const split = request.lastIndexOf(':');
   return argv('complete_claim', {
     now_ms: nowMs,
-    worker: context.options.worker,
     expiry: formatTime(new Date(leaseEndMs)),
     expiry_ms: leaseEndMs,
-    start_ms: context.startMs,
-    self_key: context.selfKey,
     request_key: split < 0 ? '' : request.slice(0, split),
     request_number: split < 0 ? '' : request.slice(split + 1),
-    retention: context.options.outcomeRetention,
-    most: context.options.outcomeLimit,
     floors,
-    park_for_ms: parkForMs,
+    engine: engineArgument(context, parkForMs),
     rare,
   });
+}
+
+/** Where complete_claim's floors are in a call's arguments. */
+const floorsAt = argumentNames('complete_claim').indexOf('floors');
+
+/** headerFloors: the floors a call's arguments (claimHeaderArgs first) pass, what readClaimReplies needs. */
+export function headerFloors(args: readonly (string | number)[]): string {
+  return String(args[floorsAt]);
+}
+
+/**
+ * engineArgument is complete-claim's `engine`: the values that are the same
+ * on every call of the engine, in one text (include/engine-args.lua reads it,
+ * once per text in a library): its start instant, its worker's order key,
+ * outcome retention and limit, how long its slots park ('' none), its worker
+ * id last (any character).
+ */
+function engineArgument(context: EngineContext, parkForMs: string): string {
+  const { options } = context;
+  return `${context.startMs}:${context.selfKey}:${options.outcomeRetention}:${options.outcomeLimit}:${parkForMs}:${options.worker}`;
+}
+
+/** How many values each kind of answer takes in complete-claim.lua's flat answer, by its first. */
+const claimReplyLengths: Readonly<Record<string, number>> = { error: 2, later: 1, counts: 3 };
+/** An entry that ran: its delete's result (a number), then the seven of its search's answer. */
+const ranReplyLength = 8;
+/** The same for a claim of the lean path: the result, 'lean', the id and the record. */
+const leanReplyLength = 4;
+
+/**
+ * readClaimReplies reads complete-claim.lua's answer, one flat array (each
+ * table and each value in the answer cost Redis instructions to convert),
+ * back into one array per answer, the form delete-search.lua answers in: an
+ * entry that ran starts with its delete's result, a number; the others with
+ * 'error', 'later' or 'counts'. A claim of the lean path comes as its result,
+ * 'lean', the id and the record: it is read as kind 'task' with the call's
+ * `floors` (the script's answer would be the ones it was passed) and resume
+ * 'lean'. A value of another form ends the reading: the caller sees the
+ * entries it lacks as unanswered.
+ */
+export function readClaimReplies(flat: readonly unknown[], floors: string): unknown[][] {
+  const replies: unknown[][] = [];
+  let at = 0;
+  while (at < flat.length) {
+    const first = flat[at];
+    if (typeof first === 'number' && flat[at + 1] === leanClaim) {
+      if (at + leanReplyLength > flat.length) break;
+      replies.push([first, 'task', flat[at + 2], flat[at + 3], floors, '', leanClaim, '']);
+      at += leanReplyLength;
+      continue;
+    }
+    const length =
+      typeof first === 'number'
+        ? ranReplyLength
+        : typeof first === 'string'
+          ? claimReplyLengths[first]
+          : undefined;
+    if (length === undefined || at + length > flat.length) break;
+    replies.push(flat.slice(at, at + length));
+    at += length;
+  }
+  return replies;
 }

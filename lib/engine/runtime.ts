@@ -6,7 +6,13 @@ import type { Task } from '../task/task.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { prepareCreate } from './create.js';
 import { completeBroadcastLocally, countDelete, deleteTask, prepareDelete } from './delete.js';
-import { claimEntryArgs, claimHeaderArgs, sharedParking } from './complete-claim.js';
+import {
+  claimEntryArgs,
+  claimHeaderArgs,
+  headerFloors,
+  readClaimReplies,
+  sharedParking,
+} from './complete-claim.js';
 import { filterList, type FilterList } from './filters.js';
 import { contextOf } from './context-registry.js';
 import { argv } from './lua/arguments.js';
@@ -143,21 +149,35 @@ async function completeAndSearch(
   // completion): the completions it left go in the next call
   for (let callMs = nowMs; sent.length > 0; callMs = readClock(context.clock).getTime()) {
     const batch = sent;
-    const replies = (await (lean
-      ? runRequest(context, 'completeClaim', (request) =>
-          claimHeaderArgs(context, callMs, request, filters as FilterList, exclude, parkFor).concat(
-            batch.flatMap((index) => leanEntries?.get(index) ?? []),
-          ),
-        )
-      : runRequest(context, 'deleteSearch', (request) =>
-          argv('folded_search', foldedSearchValues(context, callMs, request, exclude)).concat(
-            argv('delete_search', {
-              retention: context.options.outcomeRetention,
-              most: context.options.outcomeLimit,
-            }),
-            batch.flatMap((index) => entries.get(index) ?? []),
-          ),
-        ))) as DeleteSearchReply[];
+    /** the floors of the arguments sent last: a lean claim's answer is read with them */
+    let floors = '';
+    const replies = (
+      lean
+        ? readClaimReplies(
+            (await runRequest(context, 'completeClaim', (request) => {
+              const header = claimHeaderArgs(
+                context,
+                callMs,
+                request,
+                filters as FilterList,
+                exclude,
+                parkFor,
+              );
+              floors = headerFloors(header);
+              return header.concat(batch.flatMap((index) => leanEntries?.get(index) ?? []));
+            })) as unknown[],
+            floors,
+          )
+        : await runRequest(context, 'deleteSearch', (request) =>
+            argv('folded_search', foldedSearchValues(context, callMs, request, exclude)).concat(
+              argv('delete_search', {
+                retention: context.options.outcomeRetention,
+                most: context.options.outcomeLimit,
+              }),
+              batch.flatMap((index) => entries.get(index) ?? []),
+            ),
+          )
+    ) as DeleteSearchReply[];
     const counts = replies[batch.length];
     if (counts?.[0] === 'counts')
       countTasks(context, { created: { gate: counts[1] }, halted: counts[2] });

@@ -96,8 +96,8 @@ export function leanClaimOf(task: Task): LeanClaim | undefined {
   return leanRecords.get(task);
 }
 
-/** What complete-claim.lua answers as a claim's resume when the lean path made it. */
-const leanClaim = 'lean';
+/** What complete-claim.lua answers as a claim's resume when the lean path made it (and as its kind: complete-claim.ts). */
+export const leanClaim = 'lean';
 
 /** retry marks a broadcast task a concurrent search of this engine delivered first. */
 export const retry = Symbol('retry');

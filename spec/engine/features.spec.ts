@@ -21,4 +21,19 @@ describe('include/features.lua', () => {
     const list = /for _, name in ipairs\(\{([^}]*)\}\)/.exec(source)?.[1] ?? '';
     expect([...list.matchAll(/'([a-z-]+)'/g)].map((match) => match[1])).toEqual([...featureKeys]);
   });
+
+  it("include/lean.lua: the set of features the lean path steps aside for is plain_queue's list", () => {
+    const lean = readFileSync(
+      new URL('../../lib/engine/lua/include/lean.lua', import.meta.url),
+      'utf8',
+    );
+    const set = /local LEAN_STEPS_ASIDE = \{([^}]*)\}/.exec(lean)?.[1] ?? '';
+    const names = [...set.matchAll(/(?:\['([a-z-]+)'\]|([a-z-]+)) = true/g)].map(
+      (match) => match[1] ?? match[2],
+    );
+    const list = /return plain_queue\(([^)]*)\)/.exec(lean)?.[1] ?? '';
+    const listed = [...list.matchAll(/'([a-z-]+)'/g)].map((match) => match[1]);
+    expect(names.length).toBeGreaterThan(10);
+    expect(names).toEqual(listed);
+  });
 });

@@ -38,17 +38,13 @@ export const scriptArguments = {
   },
   complete_claim: {
     now_ms: "the engine's clock, ms since the epoch",
-    worker: "this engine's worker id, the owner of every task completed",
     expiry: 'formatTime(now + expiry): the lease end of a claim',
     expiry_ms: 'the same in ms',
-    start_ms: "the engine's start instant (broadcast tasks)",
-    self_key: 'where the worker sorts among the owners (lib/engine/keys.ts workerOrderKey)',
     request_key: "`<instance>:<slot>` of the idempotent request (include/request.lua), or ''",
     request_number: "its number, or ''",
-    retention: "how long a deleted task's outcome is kept, ms (0: not kept)",
-    most: 'how many outcomes the queue keeps at most',
     floors: "'<floor>:<base>' of the searches' filters (search's floors)",
-    park_for_ms: "how long a slot that finds no work stays parked, or '' (no parking)",
+    engine:
+      "`<start ms>:<self key>:<retention>:<most>:<park for ms>:<worker>` (include/engine-args.lua): the engine's start instant (broadcast tasks), where its worker sorts among the owners (lib/engine/keys.ts workerOrderKey), how long a deleted task's outcome is kept (ms, 0: not kept), how many outcomes the queue keeps at most, how long a slot that finds no work stays parked ('': no parking), the worker id (the owner of every task completed)",
     rare: "'' or the JSON array claim_rare: the lean path runs only without",
   },
   claim_rare: {

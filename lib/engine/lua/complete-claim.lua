@@ -10,21 +10,26 @@
   general delete and search in the same call.
 
   KEYS         the queue's `tasks` key; the script names every other from it (loader.ts)
-  ARGV         lists of lib/engine/lua/arguments.ts: complete_claim, then per entry
+  ARGV         lists of lib/engine/lua/arguments.ts: complete_claim (the engine's
+               own values in one, include/engine-args.lua), then per entry
                claim_entry; complete_claim's rare is '' or the JSON array claim_rare
                (the searches' rare arguments); the request is passed as its key
                and number (include/request.lua)
-  Returns  per entry, in order: { delete result (1, 2 requeued, 0 no delete), kind, id,
-           record, floor, next due, resume, sequence back } (see delete.lua,
-           search.lua), or { 'error', message } when the entry's delete failed:
-           its search did not run, and it wrote nothing; or { 'later' } for
-           each entry left when the call had run the engine's stepTime (the
-           first entry always runs): nothing of it was done, and the caller
-           sends it again; then, when an entry took the general path, one
-           last { 'counts', emitted, halted }: the children gate templates
-           emitted and the tasks requeues halted (a call whose entries all
-           took the lean path emits and halts none, and answers no counts: a
-           table more in the answer cost Redis about 8,000 instructions)
+  Returns  one flat array (a table in the answer costs Redis about 5,000
+           instructions to convert; lib/engine/complete-claim.ts
+           readClaimReplies reads it back), per entry, in order: delete
+           result (1, 2 requeued, 0 no delete; a number), kind, id, record,
+           floor, next due, resume, sequence back (see delete.lua,
+           search.lua), or for a claim of the lean path the result, 'lean',
+           id, record alone (the floor is the one passed, and the rest
+           empty but resume 'lean'); or 'error', message when the entry's delete failed:
+           its search did not run, and it wrote nothing; or 'later' for each
+           entry left when the call had run the engine's stepTime (the first
+           entry always runs): nothing of it was done, and the caller sends it
+           again; then, when an entry took the general path, one last
+           'counts', emitted, halted: the children gate templates emitted and
+           the tasks requeues halted (a call whose entries all took the lean
+           path emits and halts none, and answers no counts)
   Errors   none: a failed delete is its entry's answer
 ]]
 --- @include "step"
@@ -34,6 +39,7 @@
 --- @include "delete-request"
 --- @include "folded-replay"
 --- @include "lean"
+--- @include "engine-args"
 
 -- the general delete and search, built on first use (delete-search.lua)
 local general_module = nil
@@ -46,12 +52,13 @@ local function general()
   return general_module
 end
 
-local now_text, worker = ARGV[ARG.complete_claim.now_ms], ARGV[ARG.complete_claim.worker]
+local engine = engine_args(ARGV[ARG.complete_claim.engine])
+local now_text, worker = ARGV[ARG.complete_claim.now_ms], engine.worker
 local expiry, expiry_ms = ARGV[ARG.complete_claim.expiry], ARGV[ARG.complete_claim.expiry_ms]
 local now = tonumber(now_text)
 local request_key, request_number = ARGV[ARG.complete_claim.request_key], ARGV[ARG.complete_claim.request_number]
-local retention, most = tonumber(ARGV[ARG.complete_claim.retention]), tonumber(ARGV[ARG.complete_claim.most])
-local floors, park_for = ARGV[ARG.complete_claim.floors], ARGV[ARG.complete_claim.park_for_ms]
+local retention, most = engine.retention, engine.most
+local floors, park_for = ARGV[ARG.complete_claim.floors], engine.park_for
 local rare = ARGV[ARG.complete_claim.rare]
 -- each entry's claim_entry follows ARGV[first]
 local FIRST, ENTRY_ARGUMENTS = #ARG.complete_claim, #ARG.claim_entry
@@ -70,9 +77,9 @@ local function general_searching()
     base = string.match(floors, ':(%d+)$'),
     skip = none,
     redeliver = none,
-    start_ms = ARGV[ARG.complete_claim.start_ms],
+    start_ms = engine.start_ms,
     exclude = none,
-    self_key = ARGV[ARG.complete_claim.self_key],
+    self_key = engine.self_key,
     resume = '',
     slot = '',
     park_until = park_for == '' and '' or string.format('%d', now + tonumber(park_for)),
@@ -90,16 +97,26 @@ local function general_searching()
   return searching
 end
 
+-- flat: the nested answers of replay_folded as the one array this script answers
+local function flat(replies)
+  local out, n = {}, 0
+  for _, reply in ipairs(replies) do
+    for index = 1, #reply do out[n + index] = reply[index] end
+    n = n + #reply
+  end
+  return out
+end
+
 if request_key ~= '' then
   local kept = replayed_at(request_key, request_number)
-  if kept ~= nil then return replay_folded(kept, general_searching()) end
+  if kept ~= nil then return flat(replay_folded(kept, general_searching())) end
 end
 
 -- the lean path's state while every entry so far took it; the general path's
 -- context and search once one did not
 local lean = nil
 if rare == '' and lean_queue() then
-  lean = new_lean(worker, ARGV[ARG.complete_claim.self_key], (#ARGV - FIRST) / ENTRY_ARGUMENTS)
+  lean = new_lean(worker, engine.self_key, (#ARGV - FIRST) / ENTRY_ARGUMENTS)
 end
 local ctx, searching = nil, nil
 local function go_general()
@@ -133,7 +150,11 @@ if lean ~= nil then
   end
 end
 
-local replies, memory = {}, {}
+-- replies: the flat answer, `n` its length; `done` the entries answered.
+-- Made with room for one entry that ran: a table grown one value at a time
+-- is resized at 1, 2, 3 and 5 values (a nil ends the answer: what is not
+-- set is not answered)
+local replies, n, done, memory = { nil, nil, nil, nil, nil, nil, nil, nil }, 0, 0, {}
 -- the entries run until the call has run its step (include/step.lua), the
 -- first always; those left are answered 'later'. A call of one entry reads no
 -- clock; a longer one reads it before each general entry, and every
@@ -144,9 +165,11 @@ local STEP_EVERY = 4
 if FIRST + ENTRY_ARGUMENTS < #ARGV then step_spent() end
 local later = false
 for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
-  later = later or (#replies > 0 and (lean == nil or #replies % STEP_EVERY == 0) and step_spent())
+  later = later or (done > 0 and (lean == nil or done % STEP_EVERY == 0) and step_spent())
+  done = done + 1
   if later then
-    replies[#replies + 1] = { 'later' }
+    n = n + 1
+    replies[n] = 'later'
     memory[#memory + 1] = '{"l":1}'
   else
     local id, token = ARGV[first + ARG.claim_entry.id], ARGV[first + ARG.claim_entry.token]
@@ -165,14 +188,19 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
       end
     end
     if type(result) == 'table' then
-      replies[#replies + 1] = { 'error', result.err }
+      replies[n + 1], replies[n + 2] = 'error', result.err
+      n = n + 2
       memory[#memory + 1] = cjson.encode({ e = result.err })
     else
       local claimed, record, claim_token = nil, nil, nil
       if lean ~= nil and not parked[slot] then claimed, record, claim_token = lean_claim(lean, now_text, expiry, expiry_ms) end
       if claimed ~= nil then
-        -- resume 'lean': the record stays as answered until the task changes (lib/engine/search.ts)
-        replies[#replies + 1] = { result, 'task', claimed, record, floors, '', 'lean', '' }
+        -- kind 'lean': a claim answered in four values (each costs Redis
+        -- about 1,000 instructions to convert); the engine reads it as kind
+        -- 'task' with the floors it sent and resume 'lean' (the record stays
+        -- as answered until the task changes: lib/engine/search.ts)
+        replies[n + 1], replies[n + 2], replies[n + 3], replies[n + 4] = result, 'lean', claimed, record
+        n = n + 4
         -- the result as text: a number in a concatenation is formatted with printf
         memory[#memory + 1] = claim_memory(result == 1 and '1' or '0', claimed, floors, claimed .. ':' .. claim_token)
       else
@@ -183,7 +211,8 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
         -- a search that ran out of its budget is resumed before the entries
         -- after it run: they come again in the next call
         if reply[2] == 'more' then later = true end
-        replies[#replies + 1] = reply
+        for index = 1, 8 do replies[n + index] = reply[index] end
+        n = n + 8
         memory[#memory + 1] = cjson.encode({ r = result, k = reply[2], i = reply[3], f = reply[5], d = reply[6],
           m = reply[7], b = reply[8], c = ctx.claimed })
       end
@@ -192,7 +221,7 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
 end
 
 if ctx ~= nil then
-  replies[#replies + 1] = { 'counts', ctx.emitted, ctx.halted }
+  replies[n + 1], replies[n + 2], replies[n + 3] = 'counts', ctx.emitted, ctx.halted
   memory[#memory + 1] = '{"n":' .. ctx.emitted .. ',"h":' .. ctx.halted .. '}'
   general().finish(ctx)
 else

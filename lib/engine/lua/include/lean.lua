@@ -17,8 +17,25 @@
 -- attempts, broadcast, waiting or obsolete tasks, cron, unicast or
 -- priority pools, pooled filters, an events stream someone tails, a pause): one read of `features`
 -- (include/features.lua). The one place that asks, read once a call.
+-- A queue's features are few (a worker's queue: `parked-slots` alone, most
+-- of the time): the fields in use are looked up in this set, and only a
+-- queue that uses one of them goes through plain_queue's list (which clears
+-- a field whose key is gone). Made once per library load.
+local LEAN_STEPS_ASIDE = { followers = true, roots = true, watched = true, attempts = true, broadcast = true,
+  waiting = true, ['obsolete-groups'] = true, promoted = true, ['root-jobs'] = true, ['ready-cron'] = true,
+  ['ready-uni'] = true, ['ready-prio'] = true, ['filter-pools'] = true, events = true, paused = true,
+  caps = true, ['cap-holders'] = true, rates = true, ['rate-windows'] = true }
 local function lean_queue()
-  if next(features()) == nil then return true end -- no feature at all: the common case, without the list
+  local used = features()
+  if next(used) == nil then return true end -- no feature at all, without the set
+  local aside = false
+  for name in pairs(used) do
+    if LEAN_STEPS_ASIDE[name] then
+      aside = true
+      break
+    end
+  end
+  if not aside then return true end
   return plain_queue('followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups',
     'promoted', 'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filter-pools', 'events', 'paused',
     'caps', 'cap-holders', 'rates', 'rate-windows')
@@ -72,18 +89,25 @@ local function lean_complete(lean, id, token, seen, outcome, now, retention, mos
   if not record then return nil end
   local worker = lean.worker
   local task = nil
+  -- its owners count is held for whom `holders` says: the general path
+  -- handles one held for another worker, or for nobody (a repair under way
+  -- has not indexed the record yet)
   if record ~= seen then
     task = decode_stored(id, record)
     if not lean_plain(task) then return nil end
     local core = task.core
     if core[LABEL_WORKER] ~= worker or label_set(core, LABEL_TOKEN) ~= token then return nil end
+    if holder_of(redis.call('HGET', K['holders'], id)) ~= worker then return nil end
+    redis.call('HDEL', K['holders'], id)
+  elseif redis.call('HDEL', K['holders'], id) == 0 then
+    -- the record is the very text this worker's claim wrote (its token in
+    -- it): whoever wrote `holders` since wrote it for the record's owner
+    -- (a claim, reindex), this worker, so a field there is this worker's
+    -- and one HDEL reads and drops it; without one nothing was written
+    return nil
   end
-  -- its owners count is held for whom `holders` says: the general path
-  -- handles one held for another worker (a repair's)
-  if holder_of(redis.call('HGET', K['holders'], id)) ~= worker then return nil end
   lean.held = true
   redis.call('ZREM', K['leases'], id)
-  redis.call('HDEL', K['holders'], id)
   redis.call('ZREM', K['retention'], id)
   redis.call('HDEL', K['tasks'], id)
   lean.delta = lean.delta - 1
