@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { Registry } from 'prom-client';
 import { registerMetrics } from '../../lib/metrics/index.js';
 import { TaskMetaEmptyError, TaskNotFoundError } from '../../lib/errors.js';
+import { releaseTask } from '../../lib/engine/runtime.js';
 import { Label } from '../../lib/task/label.js';
+import type { Task } from '../../lib/task/task.js';
 import { formatTime } from '../../lib/task/time.js';
 import { fakeClock } from '../../spec/helpers/clock.js';
 import { claim, histogramCounts, pick, scrape } from '../harness/metrics.js';
@@ -92,7 +94,11 @@ describe('registerMetrics: an engine', () => {
       rescue_queue_records: 8,
       rescue_queue_oldest_claimable_age_seconds: 60,
       rescue_queue_unmatched_tasks: 4, // no live worker takes any of them
+      rescue_queue_paused: 0,
     });
+    // no cap and no rate limit: no series of either
+    expect(Object.keys(pick(samples, 'rescue_cap_'))).toEqual([]);
+    expect(Object.keys(pick(samples, 'rescue_rate_limit_'))).toEqual([]);
     expect(samples['rescue_workers_live']).toBe(0);
     expect(samples['rescue_metrics_stats_errors_total']).toBe(0);
     // the scrape's own read of stats() is not counted as an operation
@@ -111,6 +117,104 @@ describe('registerMetrics: an engine', () => {
       /\nrescue_engine_operation_duration_seconds_bucket\{queue="[^"]+",operation="ticker",le="\+Inf"\} 1\n/,
     );
     expect(text).toContain(`rescue_queue_tasks{queue="${q.name}",state="claimable"} 4\n`);
+  });
+
+  it('reads flow control: the pause, and each cap and rate limit by its key, never by value', async () => {
+    const q = queue();
+    q.clock.set('2023-10-20T00:00:00Z');
+    const engine = q.engine('one');
+    const registry = new Registry();
+    registerMetrics(engine, registry);
+    await engine.setCap({ concurrency: 3 });
+    await engine.setCap({ key: 'tenant', concurrency: 2 });
+    await engine.setRateLimit({ limit: '100 per hour' });
+    await engine.setRateLimit({ key: 'host', limit: '2 per minute' });
+    await engine.create({ meta: { k: 'a1', tenant: 'acme', host: 'x' } });
+    await engine.create({ meta: { k: 'a2', tenant: 'acme', host: 'x' } });
+    await engine.create({ meta: { k: 'a3', tenant: 'acme', host: 'y' } });
+    await engine.create({ meta: { k: 'b1', tenant: 'beta' } });
+    await engine.create({ meta: { k: 'c1', host: 'z' } });
+    const claimed: Task[] = [];
+    for (let task = await engine.search(); task !== undefined; task = await engine.search())
+      claimed.push(task);
+    // a3 waits for acme's cap, c1 for the whole queue's (three owned)
+    expect(claimed.map((task) => task.meta?.['k'])).toEqual(['a1', 'a2', 'b1']);
+
+    let samples = await scrape(registry, q.name);
+    expect(pick(samples, 'rescue_cap_')).toEqual({
+      'rescue_cap_concurrency{key=""}': 3,
+      'rescue_cap_concurrency{key="tenant"}': 2,
+      'rescue_cap_owned{key=""}': 3,
+      'rescue_cap_owned{key="tenant"}': 3, // acme 2, beta 1
+      'rescue_cap_values{key=""}': 0,
+      'rescue_cap_values{key="tenant"}': 2,
+      'rescue_cap_values_full{key=""}': 1, // reached
+      'rescue_cap_values_full{key="tenant"}': 1, // acme
+      'rescue_cap_exact{key=""}': 1,
+      'rescue_cap_exact{key="tenant"}': 1,
+    });
+    expect(pick(samples, 'rescue_rate_limit_')).toEqual({
+      'rescue_rate_limit_claims_per_window{key=""}': 100,
+      'rescue_rate_limit_claims_per_window{key="host"}': 2,
+      'rescue_rate_limit_window_seconds{key=""}': 3600,
+      'rescue_rate_limit_window_seconds{key="host"}': 60,
+      'rescue_rate_limit_claims{key=""}': 3,
+      'rescue_rate_limit_claims{key="host"}': 2, // x twice; b1 has no host
+      'rescue_rate_limit_values{key=""}': 1,
+      'rescue_rate_limit_values{key="host"}': 1,
+      'rescue_rate_limit_values_closed{key=""}': 0,
+      'rescue_rate_limit_values_closed{key="host"}': 1, // x: its window is full
+      'rescue_rate_limit_exact{key=""}': 1,
+      'rescue_rate_limit_exact{key="host"}': 1,
+    });
+    expect(samples['rescue_queue_paused']).toBe(0);
+    // what Prometheus reads: the whole queue's series with key "", a key's
+    // with its name, never a value
+    let text = await registry.metrics();
+    expect(text).toContain(`rescue_cap_owned{queue="${q.name}",key=""} 3\n`);
+    expect(text).toContain(`rescue_cap_owned{queue="${q.name}",key="tenant"} 3\n`);
+    expect(text).not.toMatch(/acme|beta|"x"/);
+
+    // b1 completes (a slot of the queue's cap comes back); a1 is released with
+    // a hold of x (context.rateLimit), which outlives the host limit removed
+    const [a1, , b1] = claimed as [Task, Task, Task];
+    await engine.delete(b1);
+    expect(await releaseTask(engine, a1, undefined, 30_000)).toBe(true);
+    await engine.removeRateLimit('host');
+    await engine.pause();
+    samples = await scrape(registry, q.name);
+    expect(samples['rescue_queue_paused']).toBe(1);
+    expect(pick(samples, 'rescue_cap_owned')).toEqual({
+      'rescue_cap_owned{key=""}': 1,
+      'rescue_cap_owned{key="tenant"}': 1,
+    });
+    expect(samples['rescue_cap_values_full{key=""}']).toBe(0);
+    expect(pick(samples, 'rescue_rate_limit_')).toEqual({
+      'rescue_rate_limit_claims_per_window{key=""}': 100,
+      'rescue_rate_limit_window_seconds{key=""}': 3600,
+      'rescue_rate_limit_claims{key=""}': 3,
+      'rescue_rate_limit_claims{key="host"}': 0,
+      'rescue_rate_limit_values{key=""}': 1,
+      'rescue_rate_limit_values{key="host"}': 1,
+      'rescue_rate_limit_values_closed{key=""}': 0,
+      'rescue_rate_limit_values_closed{key="host"}': 1, // x: held
+      'rescue_rate_limit_exact{key=""}': 1,
+      'rescue_rate_limit_exact{key="host"}': 1,
+    });
+
+    // resumed, the caps and the queue's limit removed, the hold and the
+    // queue's window over: no series of them
+    await engine.resume();
+    await engine.removeCap();
+    await engine.removeCap('tenant');
+    await engine.removeRateLimit();
+    q.clock.set('2023-10-20T01:00:01Z');
+    samples = await scrape(registry, q.name);
+    expect(samples['rescue_queue_paused']).toBe(0);
+    expect(pick(samples, 'rescue_cap_')).toEqual({});
+    expect(pick(samples, 'rescue_rate_limit_')).toEqual({});
+    text = await registry.metrics();
+    expect(text).toContain(`rescue_queue_paused{queue="${q.name}"} 0\n`);
   });
 
   it('counts tasks expire deletes past retention', async () => {
