@@ -102,6 +102,21 @@ describe('rate limits', () => {
     expect(await q.redis.exists(q.key.rates)).toBe(0);
   });
 
+  it('drops the whole queue’s open window with its limit, and a limit declared again starts from 0', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    await eon.setRateLimit({ limit: '2 per hour' });
+    for (let index = 0; index < 3; index++) await eon.create({ meta: { n: `${index}` } });
+    expect(await eon.search()).toBeDefined();
+    expect(await eon.search()).toBeDefined();
+    expect(await eon.search()).toBeUndefined();
+    expect(await q.redis.hexists(q.key['rate-windows'], '')).toBe(1);
+    expect(await eon.removeRateLimit()).toBe(true);
+    expect(await q.redis.exists(q.key['rate-windows'], q.key['rate-expiry'])).toBe(0);
+    await eon.setRateLimit({ limit: '2 per hour' });
+    expect(await eon.search()).toBeDefined();
+  });
+
   it('rejects bad limits with a typed error and writes nothing', async () => {
     const q = queue();
     const eon = q.engine('eon');

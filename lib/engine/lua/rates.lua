@@ -39,7 +39,9 @@ end
 if was == false then return 0 end
 redis.call('HDEL', K['rates'], key)
 if redis.call('EXISTS', K['rates']) == 0 then redis.call('HDEL', K['features'], 'rates') end
-local prefix = key == '' and nil or key .. '\0'
+-- nil for the whole queue (its window is the field ''), else the key's fields' prefix
+local prefix = nil
+if key ~= '' then prefix = key .. '\0' end
 local dropped, cursor = {}, '0'
 repeat
   local reply = redis.call('HSCAN', K['rate-windows'], cursor, 'COUNT', 100)
