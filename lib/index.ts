@@ -28,7 +28,7 @@ export type { DoctorReport, DoctorCheck, DoctorCheckName, DoctorStatus } from '.
 export type { RepairReport } from './engine/repair.js';
 export type { Cap, CapState } from './engine/caps.js';
 export type { RateLimit, RateLimitState } from './engine/rates.js';
-export type { QueueStats, OwnerCount } from './engine/stats.js';
+export type { QueueStats, OwnerCount, PausedQuery } from './engine/stats.js';
 export type { WorkerPresence } from './engine/presence.js';
 export type { QueueEvent, QueueEventKind, QueueEventsOptions } from './engine/events.js';
 export type { TaskPage, TaskPageOptions } from './engine/page.js';

@@ -1,4 +1,6 @@
+import { decodeTask } from '../task/codec.js';
 import { creationTime } from '../task/object-id.js';
+import type { Task } from '../task/task.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { listWorkers, type WorkerPresence } from './presence.js';
 import { run } from './run.js';
@@ -49,6 +51,12 @@ export interface QueueStats {
   /** When the queue was paused (`engine.pause()`), or undefined: it is not. */
   readonly paused: Date | undefined;
   /**
+   * The queries paused (`engine.pause(query)`), oldest first: each with when
+   * and how many of its tasks wait aside now (they count in `claimable`).
+   * docs/semantics.md §3.17.
+   */
+  readonly pausedQueries: readonly PausedQuery[];
+  /**
    * The oldest claimable task by creation time, and its age by the engine's
    * clock: among unicast tasks, only the first statsTargetSample target
    * workers (in id order) are looked at. `undefined` when nothing is claimable.
@@ -78,6 +86,14 @@ export interface QueueStats {
   };
 }
 
+/** PausedQuery is a query `engine.pause(query)` paused (stats().pausedQueries). */
+export interface PausedQuery {
+  readonly query: Task;
+  readonly since: Date;
+  /** Its claimable tasks, set aside until it is resumed. */
+  readonly tasks: number;
+}
+
 interface StatsReply {
   tasks: number;
   claimable: number;
@@ -90,6 +106,7 @@ interface StatsReply {
   broadcast: number;
   held: number;
   paused: string | false;
+  paused_queries: [string, string, number][] | Record<string, never>;
   oldest: string | false;
   owner_count: number;
   owners: string[] | Record<string, never>;
@@ -129,6 +146,13 @@ export async function queueStats(context: EngineContext): Promise<QueueStats> {
     broadcast: reply.broadcast,
     held: reply.held,
     paused: reply.paused === false ? undefined : new Date(Number(reply.paused)),
+    pausedQueries: (Array.isArray(reply.paused_queries) ? reply.paused_queries : [])
+      .map(([since, query, tasks]) => ({
+        query: decodeTask(query),
+        since: new Date(Number(since)),
+        tasks,
+      }))
+      .sort((a, b) => a.since.getTime() - b.since.getTime()),
     oldestClaimable: oldestOf(reply.oldest, at),
     ownerCount: reply.owner_count,
     owners: ownersOf(reply.owners),
