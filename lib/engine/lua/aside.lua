@@ -34,7 +34,8 @@
 --- @include "caps"
 --- @include "finish"
 
-local STEP_MOST = 512
+-- most tasks a step moves (each is several writes: the clock is asked every 8)
+local STEP_MOST = 256
 local operation, subject = ARGV[ARG.aside.operation], ARGV[ARG.aside.subject]
 local cursor = ARGV[ARG.aside.cursor]
 local ctx = new_context(tonumber(ARGV[ARG.aside.now_ms]))
@@ -52,7 +53,8 @@ local function walk_pools(letters, act, spelled)
   while true do
     local key = pools[letter]
     local from = last == '' and '-' or '(' .. last
-    local members = redis.call('ZRANGEBYLEX', key, from, '+', 'LIMIT', 0, math.min(left, 128))
+    local page = math.min(left, 128)
+    local members = redis.call('ZRANGEBYLEX', key, from, '+', 'LIMIT', 0, page)
     for _, member in ipairs(members) do
       left = left - 1
       last = member
@@ -60,9 +62,9 @@ local function walk_pools(letters, act, spelled)
       local json = redis.call('HGET', K['tasks'], id)
       local task = json and may_match(json, spelled) and decode_stored(id, json) or nil
       if task ~= nil then act(id, task, key, member) end
-      if left <= 0 or (left % 16 == 0 and step_spent()) then return letter .. last end
+      if left <= 0 or (left % 8 == 0 and step_spent()) then return letter .. last end
     end
-    if #members < 128 then
+    if #members < page then
       local at = string.find(letters, letter, 1, true)
       letter, last = string.sub(letters, at + 1, at + 1), ''
       if letter == '' then return '' end
@@ -107,7 +109,7 @@ elseif operation == 'drain-key' or operation == 'drain-query' then
   local phase = string.sub(cursor, 1, 1)
   if phase == '' or phase == 'm' then
     while left > 0 do
-      local members = redis.call('ZRANGEBYLEX', K['aside'], '[' .. prefix, '[' .. prefix .. '\255', 'LIMIT', 0, 64)
+      local members = redis.call('ZRANGEBYLEX', K['aside'], '[' .. prefix, '[' .. prefix .. '\255', 'LIMIT', 0, 8)
       if #members == 0 then break end
       for _, entry in ipairs(members) do
         aside().back(entry, ctx)
@@ -156,7 +158,10 @@ elseif operation == 'refill' then
   local prefix = subject .. '\0'
   local from = cursor == '' and '[' .. prefix or '(' .. cursor .. '\0\255'
   step_spent()
+  next_cursor = cursor
   for _ = 1, 64 do
+    -- the lanes filled this step moved what a script may (include/pools.lua): the next step goes on
+    if ctx.refill_left ~= nil and ctx.refill_left <= 0 then break end
     local member = redis.call('ZRANGEBYLEX', K['aside'], from, '[' .. prefix .. '\255', 'LIMIT', 0, 1)[1]
     if member == nil then
       next_cursor = ''

@@ -44,8 +44,8 @@ local aside_module = nil
 local function aside()
   if aside_module ~= nil then return aside_module end
   local M = {}
-  -- how many tasks one refill of a lane moves back at most (searches go on
-  -- with the rest through `aside-refill`)
+  -- how many tasks the refills of one script move back at most (searches go
+  -- on with the rest through `aside-refill`, a few lanes a search)
   local REFILL_MOST = 64
 
   -- head: the first member of a field in `aside`, or nil (members of a
@@ -147,10 +147,12 @@ local function aside()
   -- fill: the first tasks of a lane join their ready pools while it has room
   function M.fill(field, lane, ctx)
     local c = caps()
-    for _ = 1, REFILL_MOST do
+    if ctx.refill_left == nil then ctx.refill_left = REFILL_MOST end
+    while ctx.refill_left > 0 do
       if c.lane_blocked(field, lane, ctx.now) or c.lane_room(field, lane, ctx.now) <= 0 then return end
       local head = M.head(field)
       if head == nil then return end
+      ctx.refill_left = ctx.refill_left - 1
       M.back(head, ctx, field, false)
     end
     if M.head(field) ~= nil then
