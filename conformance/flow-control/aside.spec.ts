@@ -1,6 +1,7 @@
 import { releaseTask } from '../../lib/engine/runtime.js';
 import { Label } from '../../lib/task/label.js';
 import type { Task } from '../../lib/task/task.js';
+import { rescue, rescueJson } from '../harness/cli.js';
 import { countingClient, type CountingClient } from '../harness/counting.js';
 import { createMany, idOf, useQueue, type TestQueue } from '../harness/queue.js';
 import { signal, until, useWorkerQueue } from '../harness/worker.js';
@@ -424,6 +425,35 @@ describe('pause by query with workers', () => {
       'm4',
       'm5',
     ]);
+  });
+
+  it('rescue pause and resume take a label query; stats shows it', async () => {
+    const engine = queue().live('one');
+    await engine.create({ meta: { kind: 'mail' } });
+    await engine.create({ meta: { kind: 'sms' } });
+    const q = ['--queue', queue().name];
+    const paused = await rescue(['pause', ...q, '--meta', 'kind=mail']);
+    expect(paused.code).toBe(0);
+    expect(paused.stdout).toContain('{"meta":{"kind":"mail"}} paused');
+    expect((await rescue(['pause', ...q, '--meta', 'kind=mail'])).stdout).toContain(
+      'was paused already',
+    );
+    expect((await rescue(['stats', ...q])).stdout).toMatch(
+      /^paused query\s+\{"meta":\{"kind":"mail"\}\} since \S+ {2}\(1 task aside\)$/m,
+    );
+    const stats = await rescueJson<{ pausedQueries: { query: Task; tasks: number }[] }>([
+      'stats',
+      ...q,
+    ]);
+    expect(stats.pausedQueries).toMatchObject([{ query: { meta: { kind: 'mail' } }, tasks: 1 }]);
+    expect((await engine.search())?.meta).toEqual({ kind: 'sms' });
+    expect(await engine.search()).toBeUndefined();
+    expect(await rescueJson(['resume', ...q, '--query', '{"meta":{"kind":"mail"}}'])).toEqual({
+      paused: false,
+      changed: true,
+      query: { meta: { kind: 'mail' } },
+    });
+    expect((await engine.search())?.meta).toEqual({ kind: 'mail' });
   });
 
   it('runs at most the cap of a hot tenant across workers while every other tenant flows', async () => {
