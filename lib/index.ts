@@ -33,6 +33,7 @@ export type {
   OwnerCount,
   CapStats,
   CapValue,
+  PausedQuery,
   RateLimitStats,
   RateWindow,
 } from './engine/stats.js';

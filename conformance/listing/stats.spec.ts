@@ -26,6 +26,7 @@ describe('engine.stats()', () => {
       gateTemplates: 0,
       broadcast: 0,
       held: 0,
+      pausedQueries: [],
       oldestClaimable: undefined,
       ownerCount: 0,
       owners: [],

@@ -3,6 +3,7 @@ import { assertOpen, readClock, type EngineContext } from './context.js';
 import { readControlKey } from './control-key.js';
 import { run } from './run.js';
 import { argv } from './lua/arguments.js';
+import { followLanes } from './aside.js';
 
 /**
  * Cap is a concurrency cap (docs/semantics.md §3.15): at most `concurrency`
@@ -61,13 +62,12 @@ export async function setCap(context: EngineContext, cap: Cap): Promise<boolean>
   const { key, concurrency } = readCap(cap);
   assertOpen(context, 'setCap');
   const now = readClock(context.clock);
-  return (
-    (await run(
-      context,
-      'caps',
-      argv('caps', { now_ms: now.getTime(), operation: 'set', key, concurrency }),
-    )) === 1
-  );
+  const answer = (await run(
+    context,
+    'caps',
+    argv('caps', { now_ms: now.getTime(), operation: 'set', key, concurrency }),
+  )) as number;
+  return followLanes(context, answer, key);
 }
 
 /** removeCap removes the cap of a meta key (none: the whole-queue cap); resolves whether there was one. */
@@ -75,13 +75,12 @@ export async function removeCap(context: EngineContext, key?: string): Promise<b
   const stored = readControlKey('removeCap', key);
   assertOpen(context, 'removeCap');
   const now = readClock(context.clock);
-  return (
-    (await run(
-      context,
-      'caps',
-      argv('caps', { now_ms: now.getTime(), operation: 'remove', key: stored, concurrency: '' }),
-    )) === 1
-  );
+  const answer = (await run(
+    context,
+    'caps',
+    argv('caps', { now_ms: now.getTime(), operation: 'remove', key: stored, concurrency: '' }),
+  )) as number;
+  return followLanes(context, answer, stored);
 }
 
 interface StoredCap {

@@ -201,17 +201,28 @@ export class Engine {
    * worker hands out a task (creates, completions, extends, expire and
    * ticker go on; tasks already running finish). Resolves false when it
    * was paused already. docs/semantics.md §3.14.
+   *
+   * With a query (a label query, as for `exists`), only the tasks it matches
+   * are paused: searches hand out none of them, the others flow at full
+   * speed. The ready tasks it matches are set aside before it resolves (a
+   * bounded step a call); tasks that become claimable later go aside at
+   * once. At most 32 queries are paused at once (a RangeError beyond).
+   * Resolves false when that query was paused already. docs/semantics.md §3.17.
+   *
+   *     await engine.pause({ meta: { kind: 'mail' } });
    */
-  pause(): Promise<boolean> {
-    return observe(this.context, 'pause', () => pauseQueue(this.context, true));
+  pause(query?: Task): Promise<boolean> {
+    return observe(this.context, 'pause', () => pauseQueue(this.context, true, query));
   }
 
   /**
    * resume ends a pause: searches hand out tasks again, and the workers'
    * idle slots are woken at once. Resolves false when the queue was not paused.
+   * With a query, ends the pause of that query (the same labels as its
+   * pause): its tasks join the ready pools again, and wake parked slots.
    */
-  resume(): Promise<boolean> {
-    return observe(this.context, 'resume', () => pauseQueue(this.context, false));
+  resume(query?: Task): Promise<boolean> {
+    return observe(this.context, 'resume', () => pauseQueue(this.context, false, query));
   }
 
   /**

@@ -32,6 +32,6 @@ export function filterList(filters: readonly Task[]): FilterList {
 }
 
 /** filterId names a filter by its JSON text: the first 16 hex digits of its SHA-1. */
-function filterId(text: string): string {
+export function filterId(text: string): string {
   return createHash('sha1').update(text).digest('hex').slice(0, 16);
 }

@@ -97,6 +97,11 @@ export const keyNames = [
   'rates', // hash: meta key -> `<limit>:<window ms>`, '' -> the whole queue's (engine.setRateLimit)
   'rate-windows', // hash: `<meta key>\0<value>` ('' the whole queue) -> `<reopen ms>:<claims>` of its window, claims -1 while held (context.rateLimit)
   'rate-expiry', // zset: rate-windows fields, score = when the window reopens (ms): claims prune those past
+  'paused-queries', // hash: id of a paused query (lib/engine/filters.ts filterId) -> `<paused ms>\0<query JSON>` (engine.pause(query))
+  'aside', // zset (lex): `<field>\0<priority tag><id>` of claimable tasks set aside: field `<meta key>\0<value>` (a lane: cap or rate limit) or `\0<paused query id>`
+  'aside-of', // hash: id -> `a<aside member>` of a task in `aside`, or `r<JSON list of lane fields>` of a laned task in a ready pool
+  'lane-ready', // hash: lane field `<meta key>\0<value>` -> how many of its tasks are in the ready pools
+  'aside-refill', // zset (lex): lane fields whose room a step could not fill: searches go on with them
   'control', // pub/sub channel (not a key) on which cancel tells workers which running task to stop
   'watch', // prefix of the pub/sub channels `<watch>:<id>` (not keys) on which a task's outcome and progress are told
 ] as const;
@@ -111,7 +116,7 @@ export type KeyName = (typeof keyNames)[number];
 export const featureKeys = [
   'followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups', 'promoted',
   'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filters', 'filter-pools', 'parked-slots', 'events',
-  'paused', 'caps', 'cap-holders', 'rates', 'rate-windows',
+  'paused', 'caps', 'cap-holders', 'rates', 'rate-windows', 'paused-queries', 'aside-of', 'aside-refill',
 ] as const satisfies readonly KeyName[]; // prettier-ignore
 
 export type QueueKeys = Record<KeyName, string> & {

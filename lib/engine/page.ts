@@ -155,7 +155,7 @@ function readPageOptions(options: unknown): {
 const positionForms: Record<TaskPageState, RegExp> = {
   all: /^\d+:\d+$/,
   held: /^\d+:\d+$/,
-  claimable: /^[123][\s\S]+$/,
+  claimable: /^[1-5][\s\S]+$/,
   halted: /^\d{13}-\d{12}$/,
   gate: /^\d{13}-\d{12}$/,
   owned: /^[^:]+:\d{13}-\d{12}$/,

@@ -4,6 +4,7 @@ import { assertOpen, readClock, type EngineContext } from './context.js';
 import { readControlKey } from './control-key.js';
 import { run } from './run.js';
 import { argv } from './lua/arguments.js';
+import { followLanes } from './aside.js';
 
 /**
  * RateLimit is a rate limit (docs/semantics.md §3.16): at most N claims in
@@ -59,13 +60,12 @@ export async function setRateLimit(context: EngineContext, rate: RateLimit): Pro
   const { key, claims, windowMs } = readRateLimit(rate);
   assertOpen(context, 'setRateLimit');
   const now = readClock(context.clock);
-  return (
-    (await run(
-      context,
-      'rates',
-      argv('rates', { now_ms: now.getTime(), operation: 'set', key, claims, window_ms: windowMs }),
-    )) === 1
-  );
+  const answer = (await run(
+    context,
+    'rates',
+    argv('rates', { now_ms: now.getTime(), operation: 'set', key, claims, window_ms: windowMs }),
+  )) as number;
+  return followLanes(context, answer, key);
 }
 
 /** removeRateLimit removes the limit of a meta key (none: the whole queue's); resolves whether there was one. */
@@ -73,19 +73,18 @@ export async function removeRateLimit(context: EngineContext, key?: string): Pro
   const stored = readControlKey('removeRateLimit', key);
   assertOpen(context, 'removeRateLimit');
   const now = readClock(context.clock);
-  return (
-    (await run(
-      context,
-      'rates',
-      argv('rates', {
-        now_ms: now.getTime(),
-        operation: 'remove',
-        key: stored,
-        claims: '',
-        window_ms: '',
-      }),
-    )) === 1
-  );
+  const answer = (await run(
+    context,
+    'rates',
+    argv('rates', {
+      now_ms: now.getTime(),
+      operation: 'remove',
+      key: stored,
+      claims: '',
+      window_ms: '',
+    }),
+  )) as number;
+  return followLanes(context, answer, stored);
 }
 
 /** listRateLimits reads the declared rate limits, the whole queue's first, then by key. */

@@ -1,5 +1,7 @@
 import { formatRate } from '../schedule/index.js';
+import { decodeTask } from '../task/codec.js';
 import { creationTime } from '../task/object-id.js';
+import type { Task } from '../task/task.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { listWorkers, type WorkerPresence } from './presence.js';
 import { run } from './run.js';
@@ -140,6 +142,12 @@ export interface QueueStats {
    */
   readonly rateLimits: readonly RateLimitStats[];
   /**
+   * The queries paused (`engine.pause(query)`), oldest first: each with when
+   * and how many of its tasks wait aside now (they count in `claimable`).
+   * docs/semantics.md §3.17.
+   */
+  readonly pausedQueries: readonly PausedQuery[];
+  /**
    * The oldest claimable task by creation time, and its age by the engine's
    * clock: among unicast tasks, only the first statsTargetSample target
    * workers (in id order) are looked at. `undefined` when nothing is claimable.
@@ -169,6 +177,14 @@ export interface QueueStats {
   };
 }
 
+/** PausedQuery is a query `engine.pause(query)` paused (stats().pausedQueries). */
+export interface PausedQuery {
+  readonly query: Task;
+  readonly since: Date;
+  /** Its claimable tasks, set aside until it is resumed. */
+  readonly tasks: number;
+}
+
 interface StatsReply {
   tasks: number;
   claimable: number;
@@ -181,6 +197,7 @@ interface StatsReply {
   broadcast: number;
   held: number;
   paused: string | false;
+  paused_queries: [string, string, number][] | Record<string, never>;
   oldest: string | false;
   owner_count: number;
   owners: string[] | Record<string, never>;
@@ -243,6 +260,13 @@ export async function queueStats(context: EngineContext): Promise<QueueStats> {
     paused: reply.paused === false ? undefined : new Date(Number(reply.paused)),
     caps: capsOf(reply),
     rateLimits: rateLimitsOf(reply),
+    pausedQueries: (Array.isArray(reply.paused_queries) ? reply.paused_queries : [])
+      .map(([since, query, tasks]) => ({
+        query: decodeTask(query),
+        since: new Date(Number(since)),
+        tasks,
+      }))
+      .sort((a, b) => a.since.getTime() - b.since.getTime()),
     oldestClaimable: oldestOf(reply.oldest, at),
     ownerCount: reply.owner_count,
     owners: ownersOf(reply.owners),

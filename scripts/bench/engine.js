@@ -8,8 +8,8 @@
 // Usage: node scripts/bench/engine.js [--quick] [--adversarial]
 //   --quick        stops at 100k tasks
 //   --adversarial  only the adversarial depth table (printed, not written)
-//   --row=<text>   only the adversarial rows whose name contains the text (then
-//                  nothing is written)
+//   --row=<text>   only the adversarial rows whose name contains the text, or
+//                  one of the texts of a comma list (then nothing is written)
 //   --depths=<n,n> the depths the adversarial table compares (default 1k and 1M,
 //                  1k and 100k with --quick)
 //   --rounds=<n>   alternating rounds per depth of each adversarial row (default 2,
@@ -285,7 +285,11 @@ if (!only) {
     option('depths')?.split(',').map(Number) ?? (quick ? [1_000, 100_000] : [1_000, 1_000_000]);
   const rounds = Number(option('rounds') ?? (quick ? 1 : 2));
   const row = option('row');
-  const rows = row === undefined ? undefined : adversarialRows.filter((e) => e.name.includes(row));
+  const names = row?.split(',');
+  const rows =
+    names === undefined
+      ? undefined
+      : adversarialRows.filter((e) => names.some((name) => e.name.includes(name)));
   sections.push(await adversarialSection(bench, { depths, rounds, rows }));
 }
 console.log('adversarial depth done');

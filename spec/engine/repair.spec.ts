@@ -37,6 +37,7 @@ const kept = [
   'rates',
   'rate-windows',
   'rate-expiry',
+  'paused-queries',
 ];
 
 describe('repair-start.lua', () => {

@@ -23,6 +23,10 @@ export const statsCommand = defineEngineCommand({
         ...(stats.paused === undefined
           ? []
           : [['paused', `since ${stats.paused.toISOString()}`] as [string, string]]),
+        ...stats.pausedQueries.map((paused): [string, string] => [
+          'paused query',
+          `${JSON.stringify(paused.query)} since ${paused.since.toISOString()}  (${paused.tasks} task${paused.tasks === 1 ? '' : 's'} aside)`,
+        ]),
         [
           'claimable',
           `${stats.claimable}${oldest === undefined ? '' : `  (oldest ${oldest.id}, ${duration(oldest.ageMs)} old)`}`,

@@ -66,6 +66,12 @@ export async function overviewPage(deps: PageDeps): Promise<Page> {
               `The queue is paused since ${stats.paused.toISOString()}: no worker claims a task until it is resumed (rescue resume).`,
             )
       }
+      ${stats.pausedQueries.map((paused) =>
+        notice(
+          'info',
+          `Paused since ${paused.since.toISOString()}: the tasks that match ${JSON.stringify(paused.query)} (${count(paused.tasks)} set aside); no worker claims them until the query is resumed (rescue resume with the same query).`,
+        ),
+      )}
       <ul class="cards">
         ${card('tasks', stats.tasks, 'all', 'tasks')}
         ${card('claimable', stats.claimable, 'claimable', 'claimable')}

@@ -207,7 +207,15 @@ export const scriptArguments = {
   },
   pause: {
     now_ms: "the engine's clock, ms since the epoch",
-    operation: "'pause' or 'resume'",
+    operation: "'pause' or 'resume' (the whole queue), 'pause-query' or 'resume-query'",
+    query_id: "the query's id (lib/engine/filters.ts filterId), or '' for the whole queue",
+    query: "JSON of the query ('pause-query'), else ''",
+  },
+  aside: {
+    now_ms: "the engine's clock, ms since the epoch",
+    operation: "'sort', 'pause', 'refill', 'drain-key' or 'drain-query' (aside.lua's header)",
+    subject: "the meta key, or the paused query's id",
+    cursor: "'' to start, else what the last step answered",
   },
   rates: {
     now_ms: "the engine's clock, ms since the epoch",

@@ -10,7 +10,10 @@
   takes its slots out of `cap-holders` and `cap-counts` (one walk of
   `cap-holders`). Raising a cap wakes the parked slots (include/wake-parked.lua).
 
-  Returns  1 when the caps changed, 0 when they already were so
+  Returns  0 when the caps already were so; when they changed, what the
+           engine does next with aside.lua (docs/semantics.md §3.17): 1 nothing,
+           2 sort (the key's first lane control), 3 refill (the key's lanes
+           have more room), 4 drain-key (the key has no lane control left)
   Errors   none
 ]]
 --- @include "features"
@@ -49,7 +52,12 @@ if operation == 'set' then
       end
     end)
   end
-  if was ~= false and tonumber(most) > tonumber(was) then wake_parked() end
+  if was ~= false and tonumber(most) > tonumber(was) then
+    wake_parked()
+    if key ~= '' then return 3 end -- its lanes have more room
+  end
+  -- a key's first cap (and no rate limit): its tasks are sorted into lanes
+  if was == false and key ~= '' and redis.call('HEXISTS', K['rates'], key) == 0 then return 2 end
   return 1
 end
 
@@ -81,4 +89,9 @@ if key ~= '' then
   for _, field in ipairs(fields) do redis.call('HDEL', K['cap-counts'], field) end
 end
 wake_parked()
+if key ~= '' then
+  -- its values' lanes: still there with a rate limit (more room), else gone
+  if redis.call('HEXISTS', K['rates'], key) == 1 then return 3 end
+  return 4
+end
 return 1

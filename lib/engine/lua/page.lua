@@ -7,7 +7,8 @@
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV     the page list of lib/engine/lua/arguments.ts
-           position, by state: `<pool 1-3><member>` (claimable), `<member>`
+           position, by state: `<pool 1-5><member>` (claimable: ready, ready-cron,
+           ready-uni, ready-prio, aside), `<member>`
            (halted, gate), `<score>:<id>` (owned, waiting, cron, broadcast: by
            score), `<HSCAN cursor>:<entries>` (all, held), `m<id>` (any state: the
            tasks listed under an exact value of a meta key the query asks, where
@@ -153,6 +154,8 @@ local function in_state(id)
     if redis.call('ZSCORE', key, id) then return true end
   end
   if state == 'claimable' and redis.call('HEXISTS', K['targets'], id) == 1 then return true end
+  -- set aside (docs/semantics.md §3.17): claimable still, for whoever lists them
+  if state == 'claimable' and string.sub(redis.call('HGET', K['aside-of'], id) or '', 1, 1) == 'a' then return true end
   if state == 'claimable' and redis.call('EXISTS', K['ready-prio']) == 1 then
     -- a member of `ready-prio` is `<priority tag><id>`: the record says the tag
     local task = load_task(id)
@@ -164,7 +167,8 @@ end
 local function state_size()
   if state == 'all' then return redis.call('HLEN', K['tasks']) end
   if state == 'held' then return redis.call('HLEN', K['held']) end
-  local size = state == 'claimable' and redis.call('HLEN', K['targets']) + redis.call('ZCARD', K['ready-prio']) or 0
+  local size = state == 'claimable'
+    and redis.call('HLEN', K['targets']) + redis.call('ZCARD', K['ready-prio']) + redis.call('ZCARD', K['aside']) or 0
   for _, key in ipairs(state_sets[state] or {}) do size = size + redis.call('ZCARD', key) end
   return size
 end
@@ -205,10 +209,10 @@ step_spent() -- the clock starts here
 if listed ~= nil then
   next_position = by_listed(listed, string.sub(position, 2))
 elseif state == 'claimable' then
-  local pools = { K['ready'], K['ready-cron'], K['ready-uni'], K['ready-prio'] }
+  local pools = { K['ready'], K['ready-cron'], K['ready-uni'], K['ready-prio'], K['aside'] }
   local pool = tonumber(string.sub(position, 1, 1)) or 1
   local after = string.sub(position, 2)
-  while pool <= 4 do
+  while pool <= 5 do
     local last = by_member(pools[pool], after)
     if last ~= nil then
       next_position = pool .. last

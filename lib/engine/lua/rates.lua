@@ -11,7 +11,9 @@
   and keeps the holds of context.rateLimit. Raising or removing a limit wakes
   the parked slots (include/wake-parked.lua).
 
-  Returns  1 when the limits changed, 0 when they already were so
+  Returns  0 when the limits already were so; when they changed, what the
+           engine does next with aside.lua (docs/semantics.md §3.17): 1 nothing,
+           2 sort, 3 refill, 4 drain-key (as caps.lua)
   Errors   none
 ]]
 --- @include "features"
@@ -31,7 +33,12 @@ if operation == 'set' then
   if was == rate then return 0 end
   redis.call('HSET', K['rates'], key, rate)
   use_feature('rates')
-  if was and limit_of(rate) > limit_of(was) then wake_parked() end
+  if was and limit_of(rate) > limit_of(was) then
+    wake_parked()
+    if key ~= '' then return 3 end -- its lanes have more room
+  end
+  -- a key's first rate limit (and no cap): its tasks are sorted into lanes
+  if not was and key ~= '' and redis.call('HEXISTS', K['caps'], key) == 0 then return 2 end
   return 1
 end
 
@@ -58,4 +65,9 @@ for _, field in ipairs(dropped) do
   redis.call('ZREM', K['rate-expiry'], field)
 end
 wake_parked()
+if key ~= '' then
+  -- its values' lanes: still there with a cap (more room), else gone
+  if redis.call('HEXISTS', K['caps'], key) == 1 then return 3 end
+  return 4
+end
 return 1

@@ -11,7 +11,9 @@
   sweep cursor, the events stream (tail's history), the outcomes (and outcome-large) and failed
   attempts (attempts, attempt-log), the held tasks (held, followers, held-sweep), the unique keys
   (unique, unique-expiry: who holds each, and until when), the names of
-  schedules (schedules), whether the queue is paused (paused), the rate limits and their
+  schedules (schedules), whether the queue is paused (paused) and which queries are
+  (paused-queries: the tasks set aside go with `aside`, and rejoin as repair indexes
+  them, aside again where a query or a lane says so), the rate limits and their
   windows (rates, rate-windows, rate-expiry), the declared
   caps (caps: their counts are made anew with the owned tasks), when halted
   tasks halted (halted-since: reindex adds the missing ones, expire drops those
@@ -33,7 +35,8 @@ redis.call('UNLINK', K['ready'], K['ready-cron'], K['ready-uni'], K['ready-prio'
   K['retention'], K['templates'], K['ticker-check'], K['children'], K['gates'], K['gate-templates'],
   K['watched'], K['meta-tasks'], K['roots'], K['root-leaves'], K['root-anchors'], K['wild-roots'],
   K['witnesses'], K['obsolete-groups'], K['root-jobs'], K['filter-pools'], K['ready-filtered'],
-  K['parked'], K['parked-slots'], K['parked-workers'], K['cap-counts'], K['cap-holders'], K['features'])
+  K['parked'], K['parked-slots'], K['parked-workers'], K['cap-counts'], K['cap-holders'], K['features'],
+  K['aside'], K['aside-of'], K['lane-ready'], K['aside-refill'])
 redis.call('SET', K['layout'], ARGV[ARG.repair_start.layout])
 -- the fields of the keys kept (filters, attempts, followers, events)
 rebuild_features()

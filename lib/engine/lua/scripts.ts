@@ -50,6 +50,7 @@ const scriptFiles = {
   caps: 'caps',
   capsList: 'caps-list',
   rates: 'rates',
+  aside: 'aside',
 } as const;
 
 function loadAll(variant: ScriptVariant): Record<keyof typeof scriptFiles, LoadedScript> {

@@ -162,10 +162,20 @@ if open_windows > 0 then
   end
 end
 
+-- the paused queries (at most 32), each with when and how many tasks wait aside under it
+local paused_queries = {}
+local paused_flat = redis.call('HGETALL', K['paused-queries'])
+for index = 1, #paused_flat, 2 do
+  local since, json = string.match(paused_flat[index + 1], '^(%d*)%z(.*)$')
+  local prefix = '\0' .. paused_flat[index] .. '\0'
+  paused_queries[#paused_queries + 1] = { since or '0', json or '{}',
+    redis.call('ZLEXCOUNT', K['aside'], '[' .. prefix, '[' .. prefix .. '\255') }
+end
+
 return cjson.encode({
   tasks = redis.call('HLEN', K['tasks']),
   claimable = redis.call('ZCARD', K['ready']) + redis.call('ZCARD', K['ready-cron'])
-    + redis.call('ZCARD', K['ready-uni']) + redis.call('ZCARD', K['ready-prio']),
+    + redis.call('ZCARD', K['ready-uni']) + redis.call('ZCARD', K['ready-prio']) + redis.call('ZCARD', K['aside']),
   owned = redis.call('ZCARD', K['leases']),
   waiting = redis.call('ZCARD', K['waiting']),
   due = redis.call('ZCOUNT', K['waiting'], '-inf', now),
@@ -175,6 +185,7 @@ return cjson.encode({
   broadcast = redis.call('ZCARD', K['broadcast']),
   held = redis.call('HLEN', K['held']),
   paused = redis.call('GET', K['paused']) or false,
+  paused_queries = paused_queries,
   oldest = oldest or false,
   owner_count = redis.call('HLEN', K['owners']),
   owners = owners,

@@ -9,6 +9,8 @@
 -- The rate limits (docs/semantics.md §3.16) are in the same module, below.
 --- @include "features"
 --- @include "filters"
+--- @include "task"
+--- @include "has"
 
 local caps_module = nil
 local function caps()
@@ -94,6 +96,8 @@ local function caps()
             count = 0
           end
           counts[field] = count
+          -- the value's lane has room for one more (include/pools.lua refill_lanes)
+          if used['aside-of'] then M.note_refill(field, ctx) end
         end
       end
     end
@@ -186,7 +190,7 @@ local function caps()
 
   -- rate_count: the claim of the task counts in the windows of its values
   -- and of the whole queue; a few windows that ended are pruned
-  function M.rate_count(task, now)
+  function M.rate_count(task, now, ctx)
     local fields = rated_fields(task)
     local whole = M.rates().whole
     if whole ~= nil then fields[#fields + 1] = whole end
@@ -198,12 +202,22 @@ local function caps()
         write_window(field[1], now - now % field[3] + field[3], 1)
       end
     end
-    local ended = redis.call('ZRANGEBYSCORE', K['rate-expiry'], '-inf', now, 'LIMIT', 0, 4)
+    M.prune_windows(now, 4, ctx)
+  end
+
+  -- prune_windows drops up to `most` windows that ended (their values'
+  -- lanes get room: include/pools.lua refill_lanes); returns whether ended
+  -- ones are left
+  function M.prune_windows(now, most, ctx)
+    local ended = redis.call('ZRANGEBYSCORE', K['rate-expiry'], '-inf', now, 'LIMIT', 0, most)
+    local lanes = features()['aside-of']
     for _, field in ipairs(ended) do
       redis.call('ZREM', K['rate-expiry'], field)
       redis.call('HDEL', K['rate-windows'], field)
       windows[field] = nil
+      if lanes and field ~= '' then M.note_refill(field, ctx) end
     end
+    return #ended == most and #redis.call('ZRANGEBYSCORE', K['rate-expiry'], '-inf', now, 'LIMIT', 0, 1) > 0
   end
 
   -- rate_hold: context.rateLimit: no claim of the task's limited values
@@ -221,6 +235,123 @@ local function caps()
       held[#held + 1] = field[1]
     end
     return held
+  end
+
+
+  -- Lanes (docs/semantics.md §3.17): each value of a meta key with a cap or a
+  -- rate limit (a lane field `<meta key>\0<value>`, as in `cap-counts` and
+  -- `rate-windows`) keeps in the ready pools at most as many of its tasks as
+  -- it may still have claimed (its room); the others wait in `aside` under
+  -- the field, and a value that is full or whose window is closed has none
+  -- left in the ready pools, so a claim never walks past them.
+  -- `lane-ready`: field -> how many of its tasks are in the ready pools.
+  local lanes_declared = nil -- { { key, most (cap) or nil, rate { '', limit, window } or nil }, ... }
+  local readies = {} -- lane-ready counts read or written this call
+
+  -- lanes: the meta keys that have a keyed cap or a keyed rate limit, by key
+  function M.lanes()
+    if lanes_declared ~= nil then return lanes_declared end
+    lanes_declared = {}
+    local used = features()
+    local by_key = {}
+    local function entry(key)
+      if by_key[key] == nil then
+        by_key[key] = { key }
+        lanes_declared[#lanes_declared + 1] = by_key[key]
+      end
+      return by_key[key]
+    end
+    if used['caps'] then
+      for _, cap in ipairs(M.declared().keys) do entry(cap[1])[2] = cap[2] end
+    end
+    if used['rates'] then
+      for _, rate in ipairs(M.rates().keys) do entry(rate[1])[3] = rate end
+    end
+    table.sort(lanes_declared, function(a, b) return bytes_less(a[1], b[1]) end)
+    return lanes_declared
+  end
+
+  -- lanes_of: the lanes of the task's values: { { field, lane }, ... }
+  function M.lanes_of(task)
+    local meta, list = task.meta or {}, {}
+    for _, lane in ipairs(M.lanes()) do
+      local value = meta[lane[1]]
+      if value ~= nil then list[#list + 1] = { lane[1] .. '\0' .. value, lane } end
+    end
+    return list
+  end
+
+  -- lane_blocked: the value may not be claimed now (full, or its window closed)
+  function M.lane_blocked(field, lane, now)
+    if lane[2] ~= nil and count_of(field) >= lane[2] then return true end
+    if lane[3] ~= nil and closed_until(field, lane[3][2], now) ~= nil then return true end
+    return false
+  end
+
+  function M.ready_of(field)
+    local count = readies[field]
+    if count == nil then
+      count = tonumber(redis.call('HGET', K['lane-ready'], field) or '0')
+      readies[field] = count
+    end
+    return count
+  end
+
+  function M.count_ready(field, delta)
+    local count = redis.call('HINCRBY', K['lane-ready'], field, delta)
+    if count <= 0 then
+      redis.call('HDEL', K['lane-ready'], field)
+      count = 0
+    end
+    readies[field] = count
+  end
+
+  -- lane_room: how many more of the value's tasks may join the ready pools:
+  -- what its cap and its window still allow, less those there already
+  function M.lane_room(field, lane, now)
+    local room = math.huge
+    if lane[2] ~= nil then room = lane[2] - count_of(field) end
+    if lane[3] ~= nil then
+      local window = window_of(field)
+      local claims = 0
+      if window[1] > now then claims = window[2] < 0 and lane[3][2] or window[2] end
+      room = math.min(room, lane[3][2] - claims)
+    end
+    return room - M.ready_of(field)
+  end
+
+  -- note_refill: the lane of `field` may have room: include/pools.lua
+  -- refill_lanes moves its first tasks back before the script ends
+  function M.note_refill(field, ctx)
+    if ctx == nil then return end
+    if ctx.refill == nil then ctx.refill = {} end
+    if ctx.refill[field] == nil then
+      ctx.refill[field] = true
+      ctx.refill[#ctx.refill + 1] = field
+    end
+  end
+
+  -- paused: the queries paused (engine.pause(query)): { { id, query }, ... }
+  local paused_list = nil
+  function M.paused()
+    if paused_list ~= nil then return paused_list end
+    paused_list = {}
+    if not features()['paused-queries'] then return paused_list end
+    local flat = redis.call('HGETALL', K['paused-queries'])
+    for index = 1, #flat, 2 do
+      local json = string.match(flat[index + 1], '^%d*%z(.*)$')
+      local query = json and decode_task(json) or nil
+      if query ~= nil then paused_list[#paused_list + 1] = { flat[index], query } end
+    end
+    return paused_list
+  end
+
+  -- paused_field: the aside field of a paused query the task matches, or nil
+  function M.paused_field(task)
+    for _, paused in ipairs(M.paused()) do
+      if matches(task, paused[2]) then return '\0' .. paused[1] end
+    end
+    return nil
   end
 
   caps_module = M

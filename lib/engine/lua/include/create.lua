@@ -11,8 +11,9 @@
 -- record the engine encoded goes into `tasks` and the id into `ready`, and
 -- nothing is decoded. That is what reindex writes for such a task, when the
 -- queue has no roots or watched meta keys (reindex_leaves), no filters (the
--- wake-ups and pools of join_ready), no parked slot to wake (finish) and no
--- events stream to add to (write_counts). conformance/create/create-lean.spec.ts
+-- wake-ups and pools of join_ready), no parked slot to wake (finish), no
+-- events stream to add to (write_counts), and no cap, rate limit or paused
+-- query (join_ready may set the task aside: docs/semantics.md §3.17). conformance/create/create-lean.spec.ts
 -- compares every key after either path.
 
 -- kept_answer: the answer kept in a `requests` value for this request
@@ -28,7 +29,7 @@ end
 -- plain_for_create: none of the features that change what a plain task's
 -- create writes is in use
 local function plain_for_create()
-  return plain_queue('roots', 'watched', 'filters', 'parked-slots', 'events')
+  return plain_queue('roots', 'watched', 'filters', 'parked-slots', 'events', 'caps', 'rates', 'paused-queries')
 end
 
 -- lean_store stores a plain task's record under a new id, and returns the id

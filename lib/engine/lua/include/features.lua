@@ -61,6 +61,9 @@ local function feature_key(name)
   elseif name == 'cap-holders' then return K['cap-holders']
   elseif name == 'rates' then return K['rates']
   elseif name == 'rate-windows' then return K['rate-windows']
+  elseif name == 'paused-queries' then return K['paused-queries']
+  elseif name == 'aside-of' then return K['aside-of']
+  elseif name == 'aside-refill' then return K['aside-refill']
   end
   return nil
 end
@@ -90,7 +93,7 @@ local function rebuild_features()
   features_module = {}
   for _, name in ipairs({ 'followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups',
     'promoted', 'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filters', 'filter-pools', 'parked-slots', 'events',
-    'paused', 'caps', 'cap-holders', 'rates', 'rate-windows' }) do
+    'paused', 'caps', 'cap-holders', 'rates', 'rate-windows', 'paused-queries', 'aside-of', 'aside-refill' }) do
     if redis.call('EXISTS', feature_key(name)) == 1 then use_feature(name) end
   end
 end

@@ -4,6 +4,7 @@
 --- @include "features"
 --- @include "owners"
 --- @include "parking"
+--- @include "pools"
 
 -- candidates counts the tasks of the share gate's n (docs/semantics.md §3.2 phase 3),
 -- as a search with this clock would: those promoted only by a later clock
@@ -55,6 +56,9 @@ end
 -- claimable later (d), and the earliest tick of a template stored or
 -- advanced (t)
 local function finish(ctx)
+  -- lanes given room by the script (a slot given back, a task gone): their
+  -- first tasks join the ready pools, and may wake slots (docs/semantics.md §3.17)
+  if ctx.refill ~= nil then aside().refill(ctx) end
   write_counts(ctx)
   local slots = wake_slots(ctx)
   ctx.claimable = {}

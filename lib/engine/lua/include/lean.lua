@@ -15,7 +15,8 @@
 -- lean_queue: whether the queue uses none of the features the lean path
 -- leaves to the general one (followers, roots, listed meta keys, failed
 -- attempts, broadcast, waiting or obsolete tasks, cron, unicast or
--- priority pools, pooled filters, an events stream someone tails, a pause): one read of `features`
+-- priority pools, pooled filters, an events stream someone tails, a pause,
+-- flow controls, paused queries, tasks set aside or counted in lanes): one read of `features`
 -- (include/features.lua). The one place that asks, read once a call.
 -- A queue's features are few (a worker's queue: `parked-slots` alone, most
 -- of the time): the fields in use are looked up in this set, and only a
@@ -38,7 +39,7 @@ local function lean_queue()
   if not aside then return true end
   return plain_queue('followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups',
     'promoted', 'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filter-pools', 'events', 'paused',
-    'caps', 'cap-holders', 'rates', 'rate-windows')
+    'caps', 'cap-holders', 'rates', 'rate-windows', 'paused-queries', 'aside-of')
 end
 
 -- lean_plain: a decoded record the lean path handles (not owned is checked

@@ -15,14 +15,14 @@ local function orphans()
   -- `children`, `root-leaves`, `meta-tasks`) cannot be found without it: each
   -- is dropped where an operation meets it, and repair rebuilds them all.
   function M.forget(id, ctx)
-    leave_ready(id, K['ready'], id)
-    leave_ready(id, K['ready-cron'], id)
+    leave_ready(id, K['ready'], id, ctx)
+    leave_ready(id, K['ready-cron'], id, ctx)
     for _, key in ipairs({ K['waiting'], K['promoted'], K['leases'], K['broadcast'], K['retention'],
       K['templates'], K['ticker-check'], K['gate-templates'], K['halted'], K['halted-since'] }) do
       redis.call('ZREM', key, id)
     end
     redis.call('HDEL', K['due'], id)
-    drop_unicast(id)
+    drop_unicast(id, ctx)
     local holder = holder_of(redis.call('HGET', K['holders'], id))
     if holder then
       redis.call('HDEL', K['holders'], id)

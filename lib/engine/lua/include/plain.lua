@@ -83,7 +83,7 @@ end
 local function read_plain(ctx)
   if plain_queue('followers', 'roots', 'watched', 'attempts', 'broadcast', 'waiting', 'obsolete-groups', 'promoted',
     'root-jobs', 'ready-cron', 'ready-uni', 'ready-prio', 'filter-pools', 'events', 'paused', 'caps', 'cap-holders',
-    'rates', 'rate-windows') then
+    'rates', 'rate-windows', 'paused-queries', 'aside-of') then
     ctx.followers, ctx.rooted, ctx.attempts, ctx.plain_queue, ctx.untailed = false, false, false, true, true
   end
 end
@@ -110,7 +110,8 @@ local function plain_search(request, ctx)
     -- fields if their keys are gone, so the fields say it without a command
     local used = features()
     ctx.plain_queue = not used['ready-prio'] and not used['paused'] and not used['caps'] and not used['rates']
-      and not used['rate-windows'] and redis.call('EXISTS', K['broadcast'],
+      and not used['rate-windows'] and not used['paused-queries'] and not used['aside-of']
+      and redis.call('EXISTS', K['broadcast'],
       K['waiting'], K['obsolete-groups'], K['promoted'], K['root-jobs'], K['ready-cron'], K['ready-uni'],
       K['filter-pools']) == 0
   end

@@ -49,13 +49,13 @@ local function reindex_pools(id, old, new, os, ns, ctx)
     redis.call('ZREM', K['waiting'], id)
     redis.call('ZREM', K['promoted'], id)
     local ready_pool, ready_member = pool_of(id, old, os, math.huge, 0)
-    leave_ready(id, ready_pool, ready_member)
+    leave_ready(id, ready_pool, ready_member, ctx)
     moved = true
   elseif moved and old_pool ~= nil then
     if old_pool == K['leases'] or old_pool == K['waiting'] then
       redis.call('ZREM', old_pool, old_member)
     else
-      leave_ready(id, old_pool, old_member)
+      leave_ready(id, old_pool, old_member, ctx)
     end
   end
   if moved and new_pool ~= nil then
@@ -117,12 +117,12 @@ end
 -- ended, so expire revokes it; its owners count follows `holders`.
 local function repair_pool(id, task, ctx)
   local shape = shape_of(task)
-  leave_ready(id, K['ready'], id)
-  leave_ready(id, K['ready-cron'], id)
+  leave_ready(id, K['ready'], id, ctx)
+  leave_ready(id, K['ready-cron'], id, ctx)
   for _, key in ipairs({ K['waiting'], K['promoted'], K['leases'], K['retention'] }) do
     redis.call('ZREM', key, id)
   end
-  drop_unicast(id)
+  drop_unicast(id, ctx)
   local holder = holder_of(redis.call('HGET', K['holders'], id))
   if holder then
     redis.call('HDEL', K['holders'], id)

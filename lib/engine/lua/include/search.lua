@@ -278,9 +278,17 @@ local function search(request, ctx)
     local due = next_due()
     reopen = reopen or ctx.reopen
     if reopen == nil and ctx.rated then
-      -- turned away before the walk (the share gate): the next window to reopen
-      local first = redis.call('ZRANGEBYSCORE', K['rate-expiry'], '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
-      reopen = tonumber(first[2])
+      -- turned away before the walk (the share gate), or the tasks of closed
+      -- windows wait aside (§3.17): the next window to reopen that has some
+      -- (of the first 16; past those, the 16th: the slot looks again then)
+      local first = redis.call('ZRANGEBYSCORE', K['rate-expiry'], '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0,
+        ctx.laned and 16 or 1)
+      for index = 1, #first, 2 do
+        if not ctx.laned or first[index] == '' or index == 31 or aside().head(first[index]) ~= nil then
+          reopen = tonumber(first[index + 1])
+          break
+        end
+      end
     end
     if reopen ~= nil and (due == '' or tonumber(due) > reopen) then due = string.format('%d', reopen) end
     return answer('none', nil, nil, floor, due)
@@ -294,7 +302,8 @@ local function search(request, ctx)
   local optional
   if used == nil then
     optional = redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete-groups'], K['promoted'],
-      K['root-jobs'], K['ready-prio'], K['paused'], K['caps'], K['rates'], K['rate-windows']) > 0
+      K['root-jobs'], K['ready-prio'], K['paused'], K['caps'], K['rates'], K['rate-windows'], K['paused-queries'],
+      K['aside-of']) > 0
   else
     optional = redis.call('EXISTS', K['broadcast'], K['waiting'], K['obsolete-groups'], K['promoted'],
       K['root-jobs']) > 0
@@ -308,6 +317,14 @@ local function search(request, ctx)
   ctx.rated = ((used == nil and optional) or (used ~= nil and (used['rates'] or used['rate-windows']) == true))
     and redis.call('EXISTS', K['rates'], K['rate-windows']) > 0
   ctx.reopen = nil
+  -- paused queries and lanes (§3.17): the walk sets aside what it may not take
+  ctx.aside = false
+  if (used == nil and optional) or (used ~= nil and (used['paused-queries'] or used['aside-of']
+    or used['caps'] or used['rates']) == true) then
+    local all = features()
+    ctx.aside = all['paused-queries'] == true or ((ctx.capped or ctx.rated) and #caps().lanes() > 0)
+    ctx.laned = all['aside-of'] == true
+  end
 
   local floor = request.floor .. ':' .. request.base
   -- a paused queue hands out nothing (§3.14): the slot parks, resume wakes it
@@ -328,6 +345,15 @@ local function search(request, ctx)
   local late, unpromoted, swept = 0, 0, true
   if optional then late, unpromoted, swept = search_phase_two(now, ctx) end
   if not swept then return answer('more', nil, nil, floor, nil, '') end
+  -- lanes whose windows reopened, or that a step could not fill, get their
+  -- first tasks back before the walk (§3.17); more windows than a step
+  -- prunes: the search goes on with them when it finds nothing
+  local reopened = false
+  if ctx.rated then reopened = caps().prune_windows(now, 32, ctx) end
+  if ctx.aside then
+    if features()['aside-refill'] then aside().go_on(4, ctx) end
+    aside().refill(ctx)
+  end
 
   -- Phase 3: the balancing share gate. Alone among the owners, this worker's
   -- share is every candidate, so the gate refuses only when no candidate is
@@ -368,7 +394,10 @@ local function search(request, ctx)
   -- record) or 'stale' (a pool entry of a filter the task does not match)
   local function try(id, met)
     met = met or id
-    if excluded[id] then return false end
+    if excluded[id] then
+      if ctx.laned then aside().pass(id, ctx) end -- declined: the walk goes on into its lanes
+      return false
+    end
     local task = load_task(id)
     if task == nil then return 'gone' end
     -- the record must still belong where its id was met (something else may
@@ -390,8 +419,18 @@ local function search(request, ctx)
       if member_tag(met) ~= '' then return 'stale' end
       return false
     end
-    if filter ~= nil and not matches(task, filter) then return pooled and 'stale' or false end
-    -- a value at its cap: passed over, the walk goes on to other values
+    if filter ~= nil and not matches(task, filter) then
+      if pooled then return 'stale' end
+      if ctx.laned then aside().pass(id, ctx) end -- the walk goes on into its lanes
+      return false
+    end
+    -- a task of a paused query, or of a value that is full or whose window
+    -- is closed, is set aside (§3.17): no later walk meets it
+    if ctx.aside then
+      local verdict = aside().walked(id, task, placed, member, ctx)
+      if verdict ~= nil then return verdict end
+    end
+    -- a unicast task of a value at its cap: passed over, the walk goes on to other values
     if ctx.capped and caps().full(task) then return false end
     -- a value whose rate window is full: passed over as well (the earliest reopen is the slot's due time)
     if ctx.rated then
@@ -480,7 +519,7 @@ local function search(request, ctx)
     if picked ~= nil then break end
   end
   -- due tasks still waiting for promotion may hold what the filters want
-  if picked == nil and unpromoted > 0 then return answer('more', nil, nil, floor, nil, '') end
+  if picked == nil and (unpromoted > 0 or reopened) then return answer('more', nil, nil, floor, nil, '') end
   if picked == nil then return idle(floor) end
 
   -- Phase 5: claim it.
@@ -491,7 +530,7 @@ local function search(request, ctx)
   ctx.claimed = picked_id .. ':' .. claimed.core[LABEL_TOKEN]
   ctx.expiry_ms = request.expiry_ms
   local record = encode_stored(claimed)
-  if ctx.rated then caps().rate_count(picked, now) end
+  if ctx.rated then caps().rate_count(picked, now, ctx) end
   redis.call('HSET', K['tasks'], picked_id, record)
   reindex(picked_id, picked, claimed, ctx)
   tell_claim(picked_id, worker)

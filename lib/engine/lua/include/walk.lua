@@ -90,16 +90,24 @@ local function walks()
   function M.merged(first_key, second_key, third_key, walk, visit)
     local start = walk.from ~= nil and '(' .. walk.from or '-'
     local cursors = { lex_cursor(first_key, start), lex_cursor(second_key, start), lex_cursor(third_key, start) }
+    local joined = walk.ctx.lane_joined or 0
     while walk.left > 0 do
       local member, cursor = nil, nil
       for _, each in ipairs(cursors) do
         local peeked = cursor_peek(each)
         if peeked ~= nil and (member == nil or bytes_less(peeked, member)) then member, cursor = peeked, each end
       end
-      if member == nil then return false end
-      cursor.index = cursor.index + 1
-      local id = cursor == cursors[3] and string.sub(member, -26) or member
-      if meet(walk, cursor.key, member, id, visit) == true then return true end
+      if member == nil then
+        -- the walk let tasks of the lanes it passed join behind it (include/pools.lua
+        -- aside().pass): it goes on over them
+        if (walk.ctx.lane_joined or 0) == joined then return false end
+        joined = walk.ctx.lane_joined
+        for _, each in ipairs(cursors) do each.done = each.key == nil end
+      else
+        cursor.index = cursor.index + 1
+        local id = cursor == cursors[3] and string.sub(member, -26) or member
+        if meet(walk, cursor.key, member, id, visit) == true then return true end
+      end
     end
     walk.exhausted = true
     return false
