@@ -25,7 +25,8 @@
 local LEAN_STEPS_ASIDE = { followers = true, roots = true, watched = true, attempts = true, broadcast = true,
   waiting = true, ['obsolete-groups'] = true, promoted = true, ['root-jobs'] = true, ['ready-cron'] = true,
   ['ready-uni'] = true, ['ready-prio'] = true, ['filter-pools'] = true, events = true, paused = true,
-  caps = true, ['cap-holders'] = true, rates = true, ['rate-windows'] = true }
+  caps = true, ['cap-holders'] = true, rates = true, ['rate-windows'] = true, ['paused-queries'] = true,
+  ['aside-of'] = true }
 local function lean_queue()
   local used = features()
   if next(used) == nil then return true end -- no feature at all, without the set
