@@ -174,21 +174,32 @@ end
 -- and `expiry_ms` as the search list's (lib/engine/lua/arguments.ts).
 local function lean_claim(lean, now_text, expiry, expiry_ms)
   if not lean_share(lean) then return nil end
-  -- the heads of `ready`, read once for the claims the call may make: only
-  -- these claims take from it while the lean path runs, oldest first
-  local heads = lean.heads
-  if heads == nil then
-    heads = redis.call('ZRANGE', K['ready'], 0, lean.claims_most - 1)
-    lean.heads, lean.head = heads, 1
+  -- a call of one claim pops the head of `ready` (and puts it back, with
+  -- its score, when it is not a task the lean path claims); a longer call
+  -- reads the heads once for the claims it may make: only these claims take
+  -- from it while the lean path runs, oldest first
+  local id, popped = nil, nil
+  if lean.claims_most == 1 then
+    popped = redis.call('ZPOPMIN', K['ready'])
+    id = popped[1]
+  else
+    local heads = lean.heads
+    if heads == nil then
+      heads = redis.call('ZRANGE', K['ready'], 0, lean.claims_most - 1)
+      lean.heads, lean.head = heads, 1
+    end
+    id = heads[lean.head]
   end
-  local id = heads[lean.head]
   if id == nil then return nil end
   local record = redis.call('HGET', K['tasks'], id)
-  if not record then return nil end
   local task = nil
-  if not lean_fresh(record) then
+  if record and not lean_fresh(record) then
     task = decode_stored(id, record)
-    if not lean_plain(task) or owner_of(task) ~= nil then return nil end
+    if not lean_plain(task) or owner_of(task) ~= nil then record = nil end
+  end
+  if not record then
+    if popped ~= nil then redis.call('ZADD', K['ready'], popped[2], id) end -- as it was: nothing written
+    return nil
   end
   local worker = lean.worker
   local token = lean_token(lean)
@@ -206,8 +217,10 @@ local function lean_claim(lean, now_text, expiry, expiry_ms)
     record = encode_stored(task)
   end
   redis.call('HSET', K['tasks'], id, record)
-  lean.head = lean.head + 1
-  redis.call('ZREM', K['ready'], id)
+  if popped == nil then
+    lean.head = lean.head + 1
+    redis.call('ZREM', K['ready'], id)
+  end
   redis.call('ZADD', K['leases'], expiry_ms, id)
   if lean.holder == nil then lean.holder = now_text .. ':' .. worker end
   redis.call('HSET', K['holders'], id, lean.holder)
