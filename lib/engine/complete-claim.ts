@@ -100,6 +100,13 @@ export function claimHeaderArgs(
   });
 }
 
+/**
+ * Where complete_claim's request number is in a call's arguments: runRequest
+ * prefixes it with `r` on a send that may find the call ran already
+ * (include/request.lua sent_again).
+ */
+export const requestNumberAt = argumentNames('complete_claim').indexOf('request_number');
+
 /** Where complete_claim's floors are in a call's arguments. */
 const floorsAt = argumentNames('complete_claim').indexOf('floors');
 

@@ -14,7 +14,8 @@
                own values in one, include/engine-args.lua), then per entry
                claim_entry; complete_claim's rare is '' or the JSON array claim_rare
                (the searches' rare arguments); the request is passed as its key
-               and number (include/request.lua)
+               and number, `r<number>` when sent again (include/request.lua
+               sent_again: a first send looks for no kept answer)
   Returns  one flat array (a table in the answer costs Redis about 5,000
            instructions to convert; lib/engine/complete-claim.ts
            readClaimReplies reads it back), per entry, in order: delete
@@ -56,7 +57,8 @@ local engine = engine_args(ARGV[ARG.complete_claim.engine])
 local now_text, worker = ARGV[ARG.complete_claim.now_ms], engine.worker
 local expiry, expiry_ms = ARGV[ARG.complete_claim.expiry], ARGV[ARG.complete_claim.expiry_ms]
 local now = tonumber(now_text)
-local request_key, request_number = ARGV[ARG.complete_claim.request_key], ARGV[ARG.complete_claim.request_number]
+local request_key = ARGV[ARG.complete_claim.request_key]
+local request_number, again = sent_again(ARGV[ARG.complete_claim.request_number])
 local retention, most = engine.retention, engine.most
 local floors, park_for = ARGV[ARG.complete_claim.floors], engine.park_for
 local rare = ARGV[ARG.complete_claim.rare]
@@ -107,7 +109,8 @@ local function flat(replies)
   return out
 end
 
-if request_key ~= '' then
+-- only a request sent again can find its answer kept
+if again and request_key ~= '' then
   local kept = replayed_at(request_key, request_number)
   if kept ~= nil then return flat(replay_folded(kept, general_searching())) end
 end
