@@ -205,7 +205,9 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
         replies[n + 1], replies[n + 2], replies[n + 3], replies[n + 4] = result, 'lean', claimed, record
         n = n + 4
         -- the result as text: a number in a concatenation is formatted with printf
-        memory[#memory + 1] = claim_memory(result == 1 and '1' or '0', claimed, floors, claimed .. ':' .. claim_token)
+        -- claim_memory's text (include/folded-replay.lua) in one concatenation
+        memory[#memory + 1] = '{"r":' .. (result == 1 and '1' or '0') .. ',"k":"task","i":"' .. claimed .. '","f":"'
+          .. floors .. '","c":"' .. claimed .. ':' .. claim_token .. '"}'
       else
         go_general()
         searching.slot = slot
@@ -231,6 +233,11 @@ else
   lean_counts(lean)
 end
 if request_key ~= '' then
-  remember_at(request_key, request_number, now_text, '[' .. (#memory == 1 and memory[1] or table.concat(memory, ',')) .. ']')
+  -- one concatenation for a call of one entry: each string made is interned
+  if #memory == 1 then
+    redis.call('HSET', K['requests'], request_key, request_number .. '|' .. now_text .. '|[' .. memory[1] .. ']')
+  else
+    remember_at(request_key, request_number, now_text, '[' .. table.concat(memory, ',') .. ']')
+  end
 end
 return replies
