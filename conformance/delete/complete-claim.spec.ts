@@ -155,6 +155,30 @@ describe('complete-claim: the lean path and the general one agree', () => {
     await agree(a, b);
   });
 
+  it('claims records whose text names a map of four letters, or a label of that shape, as search would (include/lean.lua lean_fresh)', async () => {
+    const [a, b] = [runtime(), serial()];
+    const [eonA, eonB] = [a.engine('eon'), b.engine('eon')];
+    const tasks: Task[] = [
+      { meta: { rate: '1', note: 'x' } }, // not a map the lean claim minds: decoded, claimed
+      { core: { [Label.Cancel]: '3' }, meta: { k: 'core' } }, // a core: decoded, its labels kept
+      { meta: { k: 'plain' }, payload: { core: { a: 1 }, root: 'x' } }, // quotes escaped in the payload
+    ];
+    for (const q of [a, b]) {
+      const maker = q.engine('maker');
+      for (const task of tasks) await maker.create(structuredClone(task));
+    }
+    const noFilters = filterList([]);
+    for (let round = 0; round < tasks.length; round++) {
+      const [outcome] = await claimTasks(eonA, noFilters, [parked(0)], []);
+      const [claimed] = await serialClaims(eonB, noFilters, [0]);
+      expect(answerOf(outcome!)).toEqual([idOf(claimed!), claimed!.meta]);
+      expect((outcome as { next: Task }).next.core).toEqual(claimed!.core);
+      await agree(a, b);
+      await eonA.delete((outcome as { next: Task }).next);
+      await eonB.delete(claimed!);
+    }
+  });
+
   it("answers each call with its own engine's values, whatever engines call before it (include/engine-args.lua)", async () => {
     const q = runtime();
     // a worker id of colons and more than ASCII; another engine keeps outcomes
