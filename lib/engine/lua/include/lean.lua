@@ -63,17 +63,18 @@ local function lean_fresh(record)
   return record ~= '{}' and string.find(record, '"[cgnr][aoer][ortd][enot]":') == nil
 end
 
--- lean: the state of one call. `worker` and `self_key` are the caller's;
+-- lean: the state of one call. `worker`, `worker_json` (the worker as a JSON
+-- string) and `self_key` are the caller's;
 -- `delta` the change of its owners count not yet written; `held` whether a
 -- completion of the call ended a task held for the worker; the share gate's
 -- reads of `owners`, the heads of `ready` and whether outcomes exist are
 -- read once
 -- and `claims_most` how many claims the call may make (its entries).
-local function new_lean(worker, self_key, claims_most)
+local function new_lean(worker, worker_json, self_key, claims_most)
   -- every field the call may set is named, nil ones too: the table is made
   -- with room for all of them, where each field added later grew it again
   return { worker = worker, self_key = self_key, delta = 0, claims_most = claims_most, count = nil, stored = nil,
-    before = nil, candidates = nil, heads = nil, head = nil, outcomes = nil, worker_json = nil, token_base = nil,
+    before = nil, candidates = nil, heads = nil, head = nil, outcomes = nil, worker_json = worker_json, token_base = nil,
     tokens = nil, held = nil, holder = nil }
 end
 
@@ -86,7 +87,7 @@ end
 -- that string is of that claim (every change of a task rewrites its record,
 -- and the claim's token is in it) and plain (the lean claim checked), so it
 -- is not decoded unless its outcome is written.
-local function lean_complete(lean, id, token, seen, outcome, now, retention, most)
+local function lean_complete(lean, id, token, seen, outcome, now_text, retention, most)
   local record = redis.call('HGET', K['tasks'], id)
   if not record then return nil end
   local worker = lean.worker
@@ -118,10 +119,11 @@ local function lean_complete(lean, id, token, seen, outcome, now, retention, mos
   -- with neither, only an older outcome of the id is dropped, if there are
   -- outcomes at all (one look a call: the lean path writes none then)
   if (retention > 0 and most > 0) or watched(id) then
-    record_outcome(id, 'completed', task or decode_stored(id, record), outcome, nil, now, retention, most)
+    record_outcome(id, 'completed', task or decode_stored(id, record), outcome, nil, tonumber(now_text), retention,
+      most)
   else
     if lean.outcomes == nil then lean.outcomes = redis.call('EXISTS', K['outcomes']) == 1 end
-    if lean.outcomes then record_outcome(id, 'completed', nil, outcome, nil, now, retention, most) end
+    if lean.outcomes then record_outcome(id, 'completed', nil, outcome, nil, tonumber(now_text), retention, most) end
   end
   return true
 end
@@ -208,7 +210,6 @@ local function lean_claim(lean, now_text, expiry, expiry_ms)
   if task == nil then
     -- the claim's labels go in front, and the rest of the record stays as
     -- it is, not decoded and encoded again
-    if lean.worker_json == nil then lean.worker_json = cjson.encode(worker) end
     record = '{"core":{"' .. LABEL_WORKER .. '":' .. lean.worker_json .. ',"' .. LABEL_EXPIRY .. '":"' .. expiry
       .. '","' .. LABEL_TOKEN .. '":"' .. token .. '"},' .. string.sub(record, 2)
   else
