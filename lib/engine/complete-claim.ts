@@ -101,11 +101,11 @@ export function claimHeaderArgs(
 }
 
 /**
- * Where complete_claim's request number is in a call's arguments: runRequest
- * prefixes it with `r` on a send that may find the call ran already
- * (include/request.lua sent_again).
+ * Where complete_claim's rare arguments are in a call's arguments: runRequest
+ * prefixes them with `r` on a send that may find the call ran already
+ * (complete-claim.lua).
  */
-export const requestNumberAt = argumentNames('complete_claim').indexOf('request_number');
+export const sentAgainAt = argumentNames('complete_claim').indexOf('rare');
 
 /** Where complete_claim's floors are in a call's arguments. */
 const floorsAt = argumentNames('complete_claim').indexOf('floors');

@@ -79,11 +79,11 @@ const retryDelayMs = 100;
  * its lease ended, and a create would fail although it stored its task.
  *
  * `sentAgainAt`, for a script that reads it (complete-claim.lua): the index
- * in ARGV of the argument that the script reads as the request's number,
- * prefixed with `r` when the request may have run already: on every send
- * after the first, whether runRequest or ioredis sends it (command.ts
- * Resend). A first send is told apart so that it does not look for a kept
- * answer: its request id is new (requests.ts), so there is none.
+ * in ARGV of an argument that the script reads prefixed with `r` when the
+ * request may have run already: on every send after the first, whether
+ * runRequest or ioredis sends it (command.ts Resend). A first send is told
+ * apart so that it does not look for a kept answer: its request id is new
+ * (requests.ts), so there is none.
  */
 export async function runRequest(
   context: EngineContext,

@@ -11,7 +11,7 @@ import {
   claimHeaderArgs,
   headerFloors,
   readClaimReplies,
-  requestNumberAt,
+  sentAgainAt,
   sharedParking,
 } from './complete-claim.js';
 import { filterList, type FilterList } from './filters.js';
@@ -170,7 +170,7 @@ async function completeAndSearch(
                 floors = headerFloors(header);
                 return header.concat(batch.flatMap((index) => leanEntries?.get(index) ?? []));
               },
-              requestNumberAt,
+              sentAgainAt,
             )) as unknown[],
             floors,
           )

@@ -41,12 +41,11 @@ export const scriptArguments = {
     expiry: 'formatTime(now + expiry): the lease end of a claim',
     expiry_ms: 'the same in ms',
     request_key: "`<instance>:<slot>` of the idempotent request (include/request.lua), or ''",
-    request_number:
-      "its number, or ''; `r<number>` when the request may have run already (include/request.lua sent_again)",
+    request_number: "its number, or ''",
     floors: "'<floor>:<base>' of the searches' filters (search's floors)",
     engine:
       "`<start ms>:<self key>:<retention>:<most>:<park for ms>:<worker>` (include/engine-args.lua): the engine's start instant (broadcast tasks), where its worker sorts among the owners (lib/engine/keys.ts workerOrderKey), how long a deleted task's outcome is kept (ms, 0: not kept), how many outcomes the queue keeps at most, how long a slot that finds no work stays parked ('': no parking), the worker id (the owner of every task completed)",
-    rare: "'' or the JSON array claim_rare: the lean path runs only without",
+    rare: "'' or the JSON array claim_rare: the lean path runs only without; `r` before it when the request may have run already (complete-claim.lua: only such a send looks for a kept answer)",
   },
   claim_rare: {
     redeliver: "search's redeliver",

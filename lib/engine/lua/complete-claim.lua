@@ -13,9 +13,9 @@
   ARGV         lists of lib/engine/lua/arguments.ts: complete_claim (the engine's
                own values in one, include/engine-args.lua), then per entry
                claim_entry; complete_claim's rare is '' or the JSON array claim_rare
-               (the searches' rare arguments); the request is passed as its key
-               and number, `r<number>` when sent again (include/request.lua
-               sent_again: a first send looks for no kept answer)
+               (the searches' rare arguments), `r` before it when the request
+               may have run already (a first send looks for no kept answer);
+               the request is passed as its key and number (include/request.lua)
   Returns  one flat array (a table in the answer costs Redis about 5,000
            instructions to convert; lib/engine/complete-claim.ts
            readClaimReplies reads it back), per entry, in order: delete
@@ -59,11 +59,17 @@ local expiry, expiry_ms = ARGV[ARG.complete_claim.expiry], ARGV[ARG.complete_cla
 -- the clock as a number, made only for the general path and outcomes (a
 -- call of a C function costs Redis about 1,200 instructions)
 local now = nil
-local request_key = ARGV[ARG.complete_claim.request_key]
-local request_number, again = sent_again(ARGV[ARG.complete_claim.request_number])
+local request_key, request_number = ARGV[ARG.complete_claim.request_key], ARGV[ARG.complete_claim.request_number]
 local retention, most = engine.retention, engine.most
 local floors, park_for = ARGV[ARG.complete_claim.floors], engine.park_for
-local rare = ARGV[ARG.complete_claim.rare]
+-- `rare` is prefixed with `r` when the request may have run already (sent
+-- again by the engine or by ioredis: lib/engine/run.ts runRequest,
+-- lua/command.ts Resend); only such a send can find its answer kept, as a
+-- request id is never taken twice (lib/engine/requests.ts: a random instance
+-- id per engine object, numbers that only grow). On a first send with no rare
+-- arguments (the lean path's) telling costs one comparison of strings.
+local rare, again = ARGV[ARG.complete_claim.rare], false
+if rare ~= '' and string.byte(rare) == 114 then rare, again = string.sub(rare, 2), true end -- 'r'
 -- each entry's claim_entry follows ARGV[first]
 local FIRST, ENTRY_ARGUMENTS = #ARG.complete_claim, #ARG.claim_entry
 

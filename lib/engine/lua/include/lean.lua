@@ -27,7 +27,7 @@ local LEAN_STEPS_ASIDE = { followers = true, roots = true, watched = true, attem
   caps = true, ['cap-holders'] = true, rates = true, ['rate-windows'] = true }
 local function lean_queue()
   local used = features()
-  if next(used) == nil then return true end -- no feature at all, without the set
+  if features_none_module then return true end -- no feature at all, without the set
   local aside = false
   for name in pairs(used) do
     if LEAN_STEPS_ASIDE[name] then

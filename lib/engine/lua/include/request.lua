@@ -17,18 +17,6 @@ local function replayed_at(key, number)
   return string.sub(kept, bar + 1)
 end
 
--- sent_again: a request number as a script that tells a first send apart
--- reads it (complete-claim.lua): `r<number>` when the request may have run
--- already (sent again by the engine or by ioredis: lib/engine/run.ts
--- runRequest, lua/command.ts Resend), else `<number>`; answers the number
--- and whether to look for a kept answer. A first send has none: a request id
--- is never taken twice (lib/engine/requests.ts: a random instance id per
--- engine object, and numbers that only grow).
-local function sent_again(number)
-  if string.byte(number) ~= 114 then return number, false end -- 'r'
-  return string.sub(number, 2), true
-end
-
 -- replayed: the answer kept for this request, or nil ('' requests: none)
 local function replayed(request)
   if request == '' then return nil end
