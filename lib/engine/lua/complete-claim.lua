@@ -21,9 +21,9 @@
            readClaimReplies reads it back), per entry, in order: delete
            result (1, 2 requeued, 0 no delete; a number), kind, id, record,
            floor, next due, resume, sequence back (see delete.lua,
-           search.lua), or for a claim of the lean path the result, 'lean',
-           id, record alone (the floor is the one passed, and the rest
-           empty but resume 'lean'); or 'error', message when the entry's delete failed:
+           search.lua), or for a claim of the lean path 'l1' or 'l0' (the
+           delete's result), id, record alone (the floor is the one passed,
+           and the rest empty but resume 'lean'); or 'error', message when the entry's delete failed:
            its search did not run, and it wrote nothing; or 'later' for each
            entry left when the call had run the engine's stepTime (the first
            entry always runs): nothing of it was done, and the caller sends it
@@ -208,15 +208,17 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
       local claimed, record, claim_token = nil, nil, nil
       if lean ~= nil and not parked[slot] then claimed, record, claim_token = lean_claim(lean, now_text, expiry, expiry_ms) end
       if claimed ~= nil then
-        -- kind 'lean': a claim answered in four values (each costs Redis
-        -- about 1,000 instructions to convert); the engine reads it as kind
-        -- 'task' with the floors it sent and resume 'lean' (the record stays
-        -- as answered until the task changes: lib/engine/search.ts)
-        replies[n + 1], replies[n + 2], replies[n + 3], replies[n + 4] = result, 'lean', claimed, record
-        n = n + 4
-        -- the result as text: a number in a concatenation is formatted with printf
+        -- a claim of the lean path answered in three values (each costs
+        -- Redis about 1,000 instructions to convert): 'l1' or 'l0' (its
+        -- delete's result), id, record; the engine reads it as kind 'task'
+        -- with the floors it sent and resume 'lean' (the record stays as
+        -- answered until the task changes: lib/engine/search.ts). The
+        -- result as text: a number in a concatenation is formatted with printf
+        local done_text = result == 1 and '1' or '0'
+        replies[n + 1], replies[n + 2], replies[n + 3] = result == 1 and 'l1' or 'l0', claimed, record
+        n = n + 3
         -- claim_memory's text (include/folded-replay.lua) in one concatenation
-        memory[#memory + 1] = '{"r":' .. (result == 1 and '1' or '0') .. ',"k":"task","i":"' .. claimed .. '","f":"'
+        memory[#memory + 1] = '{"r":' .. done_text .. ',"k":"task","i":"' .. claimed .. '","f":"'
           .. floors .. '","c":"' .. claimed .. ':' .. claim_token .. '"}'
       else
         go_general()
