@@ -78,7 +78,8 @@ export const scriptArguments = {
     record: 'the task in the stored form (lib/task/codec.ts encodeStored)',
     request_key: '`<instance>:<slot>` of the idempotent request',
     request_number: 'its number',
-    layout: "the layout version the engine writes when the queue has none, or ''",
+    layout:
+      "the layout version the engine writes when the queue has none, or ''; `r` before it when the request may have run already (create.lua: only such a send looks for a kept answer)",
   },
   create_many: {
     now_ms: "the engine's clock, ms since the epoch",
