@@ -71,7 +71,7 @@ end
 
 local function plain_queue(...)
   local used = read_features()
-  if next(used) == nil then return true end
+  if features_none_module then return true end
   local plain = true
   for index = 1, select('#', ...) do
     local name = select(index, ...)
