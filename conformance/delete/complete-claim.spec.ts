@@ -142,7 +142,7 @@ describe('complete-claim: the lean path and the general one agree', () => {
     // the lean claim pops the unique task, puts it back, and the general search claims it
     const [first] = await claimTasks(eonA, noFilters, [parked(0)], []);
     const [firstB] = await serialClaims(eonB, noFilters, [0]);
-    expect(answerOf(first!)).toEqual([idOf(firstB!), firstB!.meta]);
+    expect(answerOf(first!)).toEqual([idOf(firstB), firstB!.meta]);
     expect(firstB!.meta).toEqual({ n: 'u' });
     await agree(a, b);
     // its completion goes the general way; the plain task after it is claimed lean
@@ -151,7 +151,7 @@ describe('complete-claim: the lean path and the general one agree', () => {
     ]);
     await eonB.delete(firstB!);
     const secondB = await searchFor(eonB, noFilters, [], parked(0));
-    expect(answerOf(second!)).toEqual([idOf(secondB!), secondB!.meta]);
+    expect(answerOf(second!)).toEqual([idOf(secondB), secondB!.meta]);
     await agree(a, b);
   });
 
@@ -171,7 +171,7 @@ describe('complete-claim: the lean path and the general one agree', () => {
     for (let round = 0; round < tasks.length; round++) {
       const [outcome] = await claimTasks(eonA, noFilters, [parked(0)], []);
       const [claimed] = await serialClaims(eonB, noFilters, [0]);
-      expect(answerOf(outcome!)).toEqual([idOf(claimed!), claimed!.meta]);
+      expect(answerOf(outcome!)).toEqual([idOf(claimed), claimed!.meta]);
       expect((outcome as { next: Task }).next.core).toEqual(claimed!.core);
       await agree(a, b);
       await eonA.delete((outcome as { next: Task }).next);
