@@ -130,6 +130,55 @@ describe('complete-claim: the lean path and the general one agree', () => {
     }
   });
 
+  it('leaves a head of `ready` it does not claim (a unique task) where it was, for the general search, on a call of one claim', async () => {
+    const [a, b] = [runtime(), serial()];
+    const [eonA, eonB] = [a.engine('eon'), b.engine('eon')];
+    for (const q of [a, b]) {
+      const maker = q.engine('maker');
+      await maker.create({ meta: { n: 'u' } }, { unique: { key: 'u' } });
+      await maker.create({ meta: { n: 'plain' } });
+    }
+    const noFilters = filterList([]);
+    // the lean claim pops the unique task, puts it back, and the general search claims it
+    const [first] = await claimTasks(eonA, noFilters, [parked(0)], []);
+    const [firstB] = await serialClaims(eonB, noFilters, [0]);
+    expect(answerOf(first!)).toEqual([idOf(firstB), firstB!.meta]);
+    expect(firstB!.meta).toEqual({ n: 'u' });
+    await agree(a, b);
+    // its completion goes the general way; the plain task after it is claimed lean
+    const [second] = await deleteThenSearch(eonA, [
+      { task: (first as { next: Task }).next, filters: noFilters, parking: parked(0) },
+    ]);
+    await eonB.delete(firstB!);
+    const secondB = await searchFor(eonB, noFilters, [], parked(0));
+    expect(answerOf(second!)).toEqual([idOf(secondB), secondB!.meta]);
+    await agree(a, b);
+  });
+
+  it('claims records whose text names a map of four letters, or a label of that shape, as search would (include/lean.lua lean_fresh)', async () => {
+    const [a, b] = [runtime(), serial()];
+    const [eonA, eonB] = [a.engine('eon'), b.engine('eon')];
+    const tasks: Task[] = [
+      { meta: { rate: '1', note: 'x' } }, // not a map the lean claim minds: decoded, claimed
+      { core: { [Label.Cancel]: '3' }, meta: { k: 'core' } }, // a core: decoded, its labels kept
+      { meta: { k: 'plain' }, payload: { core: { a: 1 }, root: 'x' } }, // quotes escaped in the payload
+    ];
+    for (const q of [a, b]) {
+      const maker = q.engine('maker');
+      for (const task of tasks) await maker.create(structuredClone(task));
+    }
+    const noFilters = filterList([]);
+    for (let round = 0; round < tasks.length; round++) {
+      const [outcome] = await claimTasks(eonA, noFilters, [parked(0)], []);
+      const [claimed] = await serialClaims(eonB, noFilters, [0]);
+      expect(answerOf(outcome!)).toEqual([idOf(claimed), claimed!.meta]);
+      expect((outcome as { next: Task }).next.core).toEqual(claimed!.core);
+      await agree(a, b);
+      await eonA.delete((outcome as { next: Task }).next);
+      await eonB.delete(claimed!);
+    }
+  });
+
   it("answers each call with its own engine's values, whatever engines call before it (include/engine-args.lua)", async () => {
     const q = runtime();
     // a worker id of colons and more than ASCII; another engine keeps outcomes

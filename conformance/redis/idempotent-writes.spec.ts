@@ -53,6 +53,39 @@ async function expectClaimedOnce(q: TestQueue, eon: Engine): Promise<void> {
   await eon.delete(claimed!); // the copy it got is the current claim
 }
 
+/**
+ * expectCompletedOnce: a worker's completion and claim of one entry (the
+ * lean complete-claim call of concurrency 1) whose reply is lost completes
+ * once and claims once, and answers the claim it made. The call is the
+ * engine's second of the script, so its first send goes out as a first send
+ * (include/request.lua sent_again) and only a send after it looks for the
+ * kept answer.
+ */
+async function expectCompletedOnce(q: TestQueue, eon: Engine): Promise<void> {
+  for (const k of ['a', 'b', 'c']) await eon.create({ meta: { k } });
+  const slot = [{ slot: '0', forMs: 15_000 }];
+  const [first] = await claimTasks(eon, noFilters, slot, []); // loads the script
+  proxy.dropNextReply();
+  const [outcome] = await deleteThenSearch(eon, [
+    {
+      task: (first?.deleted === true ? first.next : undefined)!,
+      filters: noFilters,
+      parking: slot[0],
+    },
+  ]);
+  expect(proxy.dropped).toBe(1);
+  expect(outcome?.deleted).toBe(true);
+  const next = outcome?.deleted === true ? outcome.next : undefined;
+  expect(next?.meta).toEqual({ k: 'b' });
+  const left = await q.engine('aux').lister(everything);
+  expect(left.map((task) => [task.meta?.['k'], task.core?.[Label.Worker]])).toEqual([
+    ['b', 'eon'],
+    ['c', undefined],
+  ]);
+  expect(await q.redis.hget(q.key.owners, 'eon')).toBe('1');
+  await eon.delete(next!); // the copy it got is the current claim
+}
+
 describe('a write whose reply was lost', () => {
   it('create: stores one task, and answers with it', async () => {
     const q = queue();
@@ -91,6 +124,11 @@ describe('a write whose reply was lost', () => {
       ['b', 'eon'],
       ['c', undefined],
     ]);
+  });
+
+  it('complete-claim of one entry: completes and claims once, and answers the claim it made', async () => {
+    const q = queue();
+    await expectCompletedOnce(q, q.engine('eon', { redis: proxy.url }));
   });
 
   it('claims of a batch: claims each task once, and answers as the first time', async () => {
@@ -186,5 +224,10 @@ describe('a write whose call failed for want of a connection', () => {
   it('search: answers with the claim it made, so nobody owns a task without knowing', async () => {
     const q = queue();
     await expectClaimedOnce(q, throughProxy(q, { maxRetriesPerRequest: 0 }));
+  });
+
+  it('complete-claim of one entry: is sent again as such, completes and claims once', async () => {
+    const q = queue();
+    await expectCompletedOnce(q, throughProxy(q, { maxRetriesPerRequest: 0 }));
   });
 });

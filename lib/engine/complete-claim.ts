@@ -100,6 +100,13 @@ export function claimHeaderArgs(
   });
 }
 
+/**
+ * Where complete_claim's rare arguments are in a call's arguments: runRequest
+ * prefixes them with `r` on a send that may find the call ran already
+ * (complete-claim.lua).
+ */
+export const sentAgainAt = argumentNames('complete_claim').indexOf('rare');
+
 /** Where complete_claim's floors are in a call's arguments. */
 const floorsAt = argumentNames('complete_claim').indexOf('floors');
 
@@ -124,16 +131,18 @@ function engineArgument(context: EngineContext, parkForMs: string): string {
 const claimReplyLengths: Readonly<Record<string, number>> = { error: 2, later: 1, counts: 3 };
 /** An entry that ran: its delete's result (a number), then the seven of its search's answer. */
 const ranReplyLength = 8;
-/** The same for a claim of the lean path: the result, 'lean', the id and the record. */
-const leanReplyLength = 4;
+/** The same for a claim of the lean path: 'l1' or 'l0' (the result), the id and the record. */
+const leanReplyLength = 3;
+/** The first value of a lean claim's answer, by its delete's result. */
+const leanResults: Readonly<Record<string, number>> = { l1: 1, l0: 0 };
 
 /**
  * readClaimReplies reads complete-claim.lua's answer, one flat array (each
  * table and each value in the answer cost Redis instructions to convert),
  * back into one array per answer, the form delete-search.lua answers in: an
  * entry that ran starts with its delete's result, a number; the others with
- * 'error', 'later' or 'counts'. A claim of the lean path comes as its result,
- * 'lean', the id and the record: it is read as kind 'task' with the call's
+ * 'error', 'later' or 'counts'. A claim of the lean path comes as 'l1' or
+ * 'l0' (its delete's result), the id and the record: it is read as kind 'task' with the call's
  * `floors` (the script's answer would be the ones it was passed) and resume
  * 'lean'. A value of another form ends the reading: the caller sees the
  * entries it lacks as unanswered.
@@ -143,9 +152,10 @@ export function readClaimReplies(flat: readonly unknown[], floors: string): unkn
   let at = 0;
   while (at < flat.length) {
     const first = flat[at];
-    if (typeof first === 'number' && flat[at + 1] === leanClaim) {
+    const leanResult = typeof first === 'string' ? leanResults[first] : undefined;
+    if (leanResult !== undefined) {
       if (at + leanReplyLength > flat.length) break;
-      replies.push([first, 'task', flat[at + 2], flat[at + 3], floors, '', leanClaim, '']);
+      replies.push([leanResult, 'task', flat[at + 1], flat[at + 2], floors, '', leanClaim, '']);
       at += leanReplyLength;
       continue;
     }

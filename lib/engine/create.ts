@@ -21,7 +21,7 @@ import {
   type UniqueCreate,
   type UniqueOptions,
 } from './unique.js';
-import { argv, type ArgumentValues } from './lua/arguments.js';
+import { argumentNames, argv, type ArgumentValues } from './lua/arguments.js';
 
 /**
  * createTask stores a new task (docs/semantics.md §3.1): validation of a snapshot of
@@ -36,6 +36,13 @@ export async function createTask(
 ): Promise<Task> {
   return (await createAny(context, argument, options)) as Task;
 }
+
+/**
+ * Where the lean form's layout is in its arguments: runRequest prefixes it
+ * with `r` on a send that may find the create ran already (create.lua: only
+ * such a send looks for a kept answer).
+ */
+const leanSentAgainAt = argumentNames('create_lean').indexOf('layout');
 
 /**
  * createAny is createTask that also takes the `unique` option (docs/semantics.md
@@ -74,24 +81,28 @@ export async function createAny(
   const lean = after === '' && unique === undefined && leanCreatable(stored, args);
   let answer: string;
   try {
-    answer = (await runRequest(context, 'create', (request) =>
-      lean
-        ? argv('create_lean', {
-            now_ms: now.getTime(),
-            task: '',
-            record: encodeStored(stored),
-            ...splitRequest(request),
-            layout: layoutArg(context),
-          })
-        : argv('create', {
-            ...args,
-            now_ms: now.getTime(),
-            task: end === undefined ? args.task : encodeTask(stored),
-            layout: layoutVersion,
-            request,
-            after,
-            unique: unique?.argument ?? '',
-          }),
+    answer = (await runRequest(
+      context,
+      'create',
+      (request) =>
+        lean
+          ? argv('create_lean', {
+              now_ms: now.getTime(),
+              task: '',
+              record: encodeStored(stored),
+              ...splitRequest(request),
+              layout: layoutArg(context),
+            })
+          : argv('create', {
+              ...args,
+              now_ms: now.getTime(),
+              task: end === undefined ? args.task : encodeTask(stored),
+              layout: layoutVersion,
+              request,
+              after,
+              unique: unique?.argument ?? '',
+            }),
+      lean ? leanSentAgainAt : undefined,
     )) as string;
   } catch (error) {
     end?.(undefined, error);

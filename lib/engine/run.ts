@@ -1,6 +1,7 @@
 import type { EngineContext } from './context.js';
 import { durable, WriteConnectionLostError } from './durability.js';
 import { checkLayout } from './layout.js';
+import type { Resend } from './lua/command.js';
 import { runScript, type ScriptName } from './lua/scripts.js';
 import { connectionLost } from './reach.js';
 
@@ -16,14 +17,15 @@ export function run(
   context: EngineContext,
   name: ScriptName,
   args: (string | number)[],
+  resend?: Resend,
 ): Promise<unknown> {
   const layout = checkLayout(context);
-  if (layout === undefined) return runUnchecked(context, name, args);
+  if (layout === undefined) return runUnchecked(context, name, args, resend);
   const script = scriptOf(context, name);
   return whilePending(
     context,
     durable(context, script, () =>
-      layout.then(() => runScript(context.connection.client, script, context.keys, args)),
+      layout.then(() => runScript(context.connection.client, script, context.keys, args, resend)),
     ),
   );
 }
@@ -33,12 +35,13 @@ export function runUnchecked(
   context: EngineContext,
   name: ScriptName,
   args: (string | number)[],
+  resend?: Resend,
 ): Promise<unknown> {
   const script = scriptOf(context, name);
   return whilePending(
     context,
     durable(context, script, () =>
-      runScript(context.connection.client, script, context.keys, args),
+      runScript(context.connection.client, script, context.keys, args, resend),
     ),
   );
 }
@@ -74,17 +77,29 @@ const retryDelayMs = 100;
  * most, and answers what the first run did if it ran. Without that, a claim
  * made just before Redis went away would be owned by nobody who knows until
  * its lease ended, and a create would fail although it stored its task.
+ *
+ * `sentAgainAt`, for a script that reads it (complete-claim.lua): the index
+ * in ARGV of an argument that the script reads prefixed with `r` when the
+ * request may have run already: on every send after the first, whether
+ * runRequest or ioredis sends it (command.ts Resend). A first send is told
+ * apart so that it does not look for a kept answer: its request id is new
+ * (requests.ts), so there is none.
  */
 export async function runRequest(
   context: EngineContext,
   name: ScriptName,
   args: (request: string) => (string | number)[],
+  sentAgainAt?: number,
 ): Promise<unknown> {
   const { request, slot } = context.requests.take();
   try {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await run(context, name, args(request));
+        const argv = args(request);
+        if (sentAgainAt === undefined) return await run(context, name, argv);
+        const again = `r${argv[sentAgainAt]}`;
+        if (attempt > 0) argv[sentAgainAt] = again;
+        return await run(context, name, argv, { index: sentAgainAt, value: again });
       } catch (error) {
         // not once Redis stayed away for the whole connectTimeout
         if (

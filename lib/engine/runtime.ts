@@ -11,6 +11,7 @@ import {
   claimHeaderArgs,
   headerFloors,
   readClaimReplies,
+  sentAgainAt,
   sharedParking,
 } from './complete-claim.js';
 import { filterList, type FilterList } from './filters.js';
@@ -154,18 +155,23 @@ async function completeAndSearch(
     const replies = (
       lean
         ? readClaimReplies(
-            (await runRequest(context, 'completeClaim', (request) => {
-              const header = claimHeaderArgs(
-                context,
-                callMs,
-                request,
-                filters as FilterList,
-                exclude,
-                parkFor,
-              );
-              floors = headerFloors(header);
-              return header.concat(batch.flatMap((index) => leanEntries?.get(index) ?? []));
-            })) as unknown[],
+            (await runRequest(
+              context,
+              'completeClaim',
+              (request) => {
+                const header = claimHeaderArgs(
+                  context,
+                  callMs,
+                  request,
+                  filters as FilterList,
+                  exclude,
+                  parkFor,
+                );
+                floors = headerFloors(header);
+                return header.concat(batch.flatMap((index) => leanEntries?.get(index) ?? []));
+              },
+              sentAgainAt,
+            )) as unknown[],
             floors,
           )
         : await runRequest(context, 'deleteSearch', (request) =>

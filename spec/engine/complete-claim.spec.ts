@@ -13,10 +13,8 @@ describe('readClaimReplies', () => {
     expect(readClaimReplies([], '3:0')).toEqual([]);
   });
 
-  it("reads a lean claim's four values as a claim with the floors sent and resume 'lean'", () => {
-    expect(
-      readClaimReplies([1, 'lean', 'id-1', '{"core":{}}', 0, 'lean', 'id-2', '{}'], '7:2'),
-    ).toEqual([
+  it("reads a lean claim's three values as a claim with the floors sent and resume 'lean'", () => {
+    expect(readClaimReplies(['l1', 'id-1', '{"core":{}}', 'l0', 'id-2', '{}'], '7:2')).toEqual([
       [1, 'task', 'id-1', '{"core":{}}', '7:2', '', 'lean', ''],
       [0, 'task', 'id-2', '{}', '7:2', '', 'lean', ''],
     ]);
@@ -25,7 +23,7 @@ describe('readClaimReplies', () => {
   it('stops at a value of no known form, or at an answer cut short', () => {
     expect(readClaimReplies(['later', 'what', 'later'], '0:0')).toEqual([['later']]);
     expect(readClaimReplies(['later', 1, 'task'], '0:0')).toEqual([['later']]);
-    expect(readClaimReplies(['later', 1, 'lean', 'id-1'], '0:0')).toEqual([['later']]);
+    expect(readClaimReplies(['later', 'l1', 'id-1'], '0:0')).toEqual([['later']]);
     expect(readClaimReplies(['error'], '0:0')).toEqual([]);
   });
 });

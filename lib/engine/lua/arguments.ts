@@ -45,7 +45,7 @@ export const scriptArguments = {
     floors: "'<floor>:<base>' of the searches' filters (search's floors)",
     engine:
       "`<start ms>:<self key>:<retention>:<most>:<park for ms>:<worker>` (include/engine-args.lua): the engine's start instant (broadcast tasks), where its worker sorts among the owners (lib/engine/keys.ts workerOrderKey), how long a deleted task's outcome is kept (ms, 0: not kept), how many outcomes the queue keeps at most, how long a slot that finds no work stays parked ('': no parking), the worker id (the owner of every task completed)",
-    rare: "'' or the JSON array claim_rare: the lean path runs only without",
+    rare: "'' or the JSON array claim_rare: the lean path runs only without; `r` before it when the request may have run already (complete-claim.lua: only such a send looks for a kept answer)",
   },
   claim_rare: {
     redeliver: "search's redeliver",
@@ -78,7 +78,8 @@ export const scriptArguments = {
     record: 'the task in the stored form (lib/task/codec.ts encodeStored)',
     request_key: '`<instance>:<slot>` of the idempotent request',
     request_number: 'its number',
-    layout: "the layout version the engine writes when the queue has none, or ''",
+    layout:
+      "the layout version the engine writes when the queue has none, or ''; `r` before it when the request may have run already (create.lua: only such a send looks for a kept answer)",
   },
   create_many: {
     now_ms: "the engine's clock, ms since the epoch",

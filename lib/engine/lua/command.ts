@@ -67,6 +67,8 @@ export class ScriptCommand extends Command {
   constructor(
     private readonly head: ScriptHead,
     args: string[],
+    /** the argument that tells a first send from one sent again, and its value once written (see Resend) */
+    private resend?: Resend,
   ) {
     // The base class copies and checks every argument it is built with; the
     // head's are strings already, and ARGV is made of strings by the caller.
@@ -108,8 +110,31 @@ export class ScriptCommand extends Command {
       buffer[offset++] = 0x0d;
       buffer[offset++] = 0x0a;
     }
+    // written once: whatever sends this command again (ioredis after a
+    // reconnect, a Cluster redirection) writes it anew, as sent again
+    const { resend } = this;
+    if (resend !== undefined) {
+      args[first + resend.index] = resend.value;
+      this.resend = undefined;
+    }
     return buffer;
   }
+}
+
+/**
+ * Resend: an ARGV argument whose value tells a script that its request may
+ * have run already (include/request.lua), and that value. A command is
+ * written by toWritable, each time it is sent: ioredis sends a command
+ * again (autoResendUnfulfilledCommands, a Cluster's MOVED or ASK) as the
+ * same object, whose first toWritable set the argument to `value`. So only
+ * a first write goes out without it, and a script told so need not look for
+ * a kept answer: the request id is new (lib/engine/requests.ts).
+ */
+export interface Resend {
+  /** the argument's index in ARGV (0: ARGV[1]) */
+  readonly index: number;
+  /** its value on any later write */
+  readonly value: string;
 }
 
 /** ScriptHead is the part of a script's call that is the same on every call for one queue. */

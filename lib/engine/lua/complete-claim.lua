@@ -13,16 +13,17 @@
   ARGV         lists of lib/engine/lua/arguments.ts: complete_claim (the engine's
                own values in one, include/engine-args.lua), then per entry
                claim_entry; complete_claim's rare is '' or the JSON array claim_rare
-               (the searches' rare arguments); the request is passed as its key
-               and number (include/request.lua)
+               (the searches' rare arguments), `r` before it when the request
+               may have run already (a first send looks for no kept answer);
+               the request is passed as its key and number (include/request.lua)
   Returns  one flat array (a table in the answer costs Redis about 5,000
            instructions to convert; lib/engine/complete-claim.ts
            readClaimReplies reads it back), per entry, in order: delete
            result (1, 2 requeued, 0 no delete; a number), kind, id, record,
            floor, next due, resume, sequence back (see delete.lua,
-           search.lua), or for a claim of the lean path the result, 'lean',
-           id, record alone (the floor is the one passed, and the rest
-           empty but resume 'lean'); or 'error', message when the entry's delete failed:
+           search.lua), or for a claim of the lean path 'l1' or 'l0' (the
+           delete's result), id, record alone (the floor is the one passed,
+           and the rest empty but resume 'lean'); or 'error', message when the entry's delete failed:
            its search did not run, and it wrote nothing; or 'later' for each
            entry left when the call had run the engine's stepTime (the first
            entry always runs): nothing of it was done, and the caller sends it
@@ -55,17 +56,27 @@ end
 local engine = engine_args(ARGV[ARG.complete_claim.engine])
 local now_text, worker = ARGV[ARG.complete_claim.now_ms], engine.worker
 local expiry, expiry_ms = ARGV[ARG.complete_claim.expiry], ARGV[ARG.complete_claim.expiry_ms]
-local now = tonumber(now_text)
+-- the clock as a number, made only for the general path and outcomes (a
+-- call of a C function costs Redis about 1,200 instructions)
+local now = nil
 local request_key, request_number = ARGV[ARG.complete_claim.request_key], ARGV[ARG.complete_claim.request_number]
 local retention, most = engine.retention, engine.most
 local floors, park_for = ARGV[ARG.complete_claim.floors], engine.park_for
-local rare = ARGV[ARG.complete_claim.rare]
+-- `rare` is prefixed with `r` when the request may have run already (sent
+-- again by the engine or by ioredis: lib/engine/run.ts runRequest,
+-- lua/command.ts Resend); only such a send can find its answer kept, as a
+-- request id is never taken twice (lib/engine/requests.ts: a random instance
+-- id per engine object, numbers that only grow). On a first send with no rare
+-- arguments (the lean path's) telling costs one comparison of strings.
+local rare, again = ARGV[ARG.complete_claim.rare], false
+if rare ~= '' and string.byte(rare) == 114 then rare, again = string.sub(rare, 2), true end -- 'r'
 -- each entry's claim_entry follows ARGV[first]
 local FIRST, ENTRY_ARGUMENTS = #ARG.complete_claim, #ARG.claim_entry
 
 -- general_searching: the search of the general path (search-request.lua's
 -- request), read from the arguments when first needed
 local function general_searching()
+  now = now or tonumber(now_text)
   local none = {}
   local searching = {
     now = now,
@@ -107,7 +118,8 @@ local function flat(replies)
   return out
 end
 
-if request_key ~= '' then
+-- only a request sent again can find its answer kept
+if again and request_key ~= '' then
   local kept = replayed_at(request_key, request_number)
   if kept ~= nil then return flat(replay_folded(kept, general_searching())) end
 end
@@ -116,11 +128,12 @@ end
 -- context and search once one did not
 local lean = nil
 if rare == '' and lean_queue() then
-  lean = new_lean(worker, engine.self_key, (#ARGV - FIRST) / ENTRY_ARGUMENTS)
+  lean = new_lean(worker, engine.worker_json, engine.self_key, (#ARGV - FIRST) / ENTRY_ARGUMENTS)
 end
 local ctx, searching = nil, nil
 local function go_general()
   if ctx ~= nil then return end
+  now = now or tonumber(now_text)
   ctx = new_context(now)
   searching = general_searching()
   if lean ~= nil then
@@ -177,7 +190,7 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
     local result = 0
     if id ~= '' then
       local answered = ARGV[first + ARG.claim_entry.record]
-      if lean ~= nil and lean_complete(lean, id, token, answered, outcome, now, retention, most) then
+      if lean ~= nil and lean_complete(lean, id, token, answered, outcome, now_text, retention, most) then
         result = 1
       else
         go_general()
@@ -195,14 +208,18 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
       local claimed, record, claim_token = nil, nil, nil
       if lean ~= nil and not parked[slot] then claimed, record, claim_token = lean_claim(lean, now_text, expiry, expiry_ms) end
       if claimed ~= nil then
-        -- kind 'lean': a claim answered in four values (each costs Redis
-        -- about 1,000 instructions to convert); the engine reads it as kind
-        -- 'task' with the floors it sent and resume 'lean' (the record stays
-        -- as answered until the task changes: lib/engine/search.ts)
-        replies[n + 1], replies[n + 2], replies[n + 3], replies[n + 4] = result, 'lean', claimed, record
-        n = n + 4
-        -- the result as text: a number in a concatenation is formatted with printf
-        memory[#memory + 1] = claim_memory(result == 1 and '1' or '0', claimed, floors, claimed .. ':' .. claim_token)
+        -- a claim of the lean path answered in three values (each costs
+        -- Redis about 1,000 instructions to convert): 'l1' or 'l0' (its
+        -- delete's result), id, record; the engine reads it as kind 'task'
+        -- with the floors it sent and resume 'lean' (the record stays as
+        -- answered until the task changes: lib/engine/search.ts). The
+        -- result as text: a number in a concatenation is formatted with printf
+        local done_text = result == 1 and '1' or '0'
+        replies[n + 1], replies[n + 2], replies[n + 3] = result == 1 and 'l1' or 'l0', claimed, record
+        n = n + 3
+        -- claim_memory's text (include/folded-replay.lua) in one concatenation
+        memory[#memory + 1] = '{"r":' .. done_text .. ',"k":"task","i":"' .. claimed .. '","f":"'
+          .. floors .. '","c":"' .. claimed .. ':' .. claim_token .. '"}'
       else
         go_general()
         searching.slot = slot
@@ -228,6 +245,11 @@ else
   lean_counts(lean)
 end
 if request_key ~= '' then
-  remember_at(request_key, request_number, now_text, '[' .. (#memory == 1 and memory[1] or table.concat(memory, ',')) .. ']')
+  -- one concatenation for a call of one entry: each string made is interned
+  if #memory == 1 then
+    redis.call('HSET', K['requests'], request_key, request_number .. '|' .. now_text .. '|[' .. memory[1] .. ']')
+  else
+    remember_at(request_key, request_number, now_text, '[' .. table.concat(memory, ',') .. ']')
+  end
 end
 return replies

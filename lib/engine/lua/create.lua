@@ -102,8 +102,15 @@ end
 if ARGV[ARG.create.task] == '' then
   local key, number = ARGV[ARG.create_lean.request_key], ARGV[ARG.create_lean.request_number]
   local layout, record = ARGV[ARG.create_lean.layout], ARGV[ARG.create_lean.record]
-  local kept = kept_answer(redis.call('HGET', K['requests'], key), number)
-  if kept ~= nil then return kept end
+  -- `layout` is prefixed with `r` when the request may have run already
+  -- (sent again by the engine or by ioredis: lib/engine/run.ts runRequest);
+  -- only such a send can find its answer kept: a request id is never taken
+  -- twice (lib/engine/requests.ts)
+  if layout ~= '' and string.byte(layout) == 114 then -- 'r'
+    layout = string.sub(layout, 2)
+    local kept = kept_answer(redis.call('HGET', K['requests'], key), number)
+    if kept ~= nil then return kept end
+  end
   if plain_for_create() then
     if layout ~= '' then redis.call('SET', K['layout'], layout, 'NX') end
     local id = lean_store(now, record)

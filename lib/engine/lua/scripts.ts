@@ -1,7 +1,7 @@
 import { fromReply } from '../../errors.js';
 import type { RedisClient } from '../connection.js';
 import type { QueueKeys } from '../keys.js';
-import { ScriptCommand, ScriptHead, type ScriptCall } from './command.js';
+import { ScriptCommand, ScriptHead, type Resend, type ScriptCall } from './command.js';
 import {
   isFunctionMissing,
   isFunctionsRefused,
@@ -123,20 +123,29 @@ export async function runScript(
   script: LoadedScript,
   keys: QueueKeys,
   args: (string | number)[],
+  resend?: Resend,
 ): Promise<unknown> {
   const argv = args.map(String);
+  // every command after the first is sent once the first was written
+  const again = () => {
+    if (resend !== undefined) argv[resend.index] = resend.value;
+  };
   if (usesFunctions(client)) {
     try {
-      return await callFunction(client, script, keys, argv);
+      return await callFunction(client, script, keys, argv, resend, again);
     } catch (error) {
       if (!isFunctionsRefused(error)) throw fromReply(error);
       useEval(client);
+      again();
     }
   }
   try {
-    return await client.sendCommand(new ScriptCommand(headOf(script, keys, 'evalsha'), argv));
+    return await client.sendCommand(
+      new ScriptCommand(headOf(script, keys, 'evalsha'), argv, resend),
+    );
   } catch (error) {
     if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
+      again();
       try {
         return await client.eval(script.source, 1, passedKey(keys), ...argv);
       } catch (retryError) {
@@ -152,14 +161,19 @@ async function callFunction(
   script: LoadedScript,
   keys: QueueKeys,
   argv: string[],
+  resend: Resend | undefined,
+  again: () => void,
 ): Promise<unknown> {
   const call = () =>
-    client.sendCommand(new ScriptCommand(headOf(script, keys, 'fcall'), argv)) as Promise<unknown>;
+    client.sendCommand(
+      new ScriptCommand(headOf(script, keys, 'fcall'), argv, resend),
+    ) as Promise<unknown>;
   try {
     return await call();
   } catch (error) {
     if (!isFunctionMissing(error)) throw error;
     await loadLibrary(client, script.library);
+    again();
     return await call();
   }
 }

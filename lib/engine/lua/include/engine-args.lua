@@ -8,9 +8,10 @@
 local engine_tables, engine_table_count = {}, 0
 
 -- engine_args: `<start ms>:<self key>:<retention>:<most>:<park for ms>:<worker>`
--- read into { start_ms, self_key, retention, most, park_for, worker }: the
--- worker last, as it may hold any character; retention and most numbers,
--- the others text ('' park_for: no parking)
+-- read into { start_ms, self_key, retention, most, park_for, worker,
+-- worker_json }: the worker last, as it may hold any character; retention
+-- and most numbers, the others text ('' park_for: no parking); worker_json
+-- the worker as a JSON string (a claim writes it into the record)
 local function engine_args(text)
   local known = engine_tables[text]
   if known ~= nil then return known end
@@ -19,7 +20,7 @@ local function engine_args(text)
   if worker == nil then error('engine-args: not an engine argument: ' .. text) end
   if engine_table_count >= 64 then engine_tables, engine_table_count = {}, 0 end
   known = { start_ms = start_ms, self_key = self_key, retention = tonumber(retention), most = tonumber(most),
-    park_for = park_for, worker = worker }
+    park_for = park_for, worker = worker, worker_json = cjson.encode(worker) }
   engine_tables[text], engine_table_count = known, engine_table_count + 1
   return known
 end

@@ -29,7 +29,7 @@ local LEAN_STEPS_ASIDE = { followers = true, roots = true, watched = true, attem
   ['aside-of'] = true }
 local function lean_queue()
   local used = features()
-  if next(used) == nil then return true end -- no feature at all, without the set
+  if features_none_module then return true end -- no feature at all, without the set
   local aside = false
   for name in pairs(used) do
     if LEAN_STEPS_ASIDE[name] then
@@ -54,26 +54,29 @@ end
 -- unowned and not halted), no node (so method any), no cron, gate or root
 -- map. Told from the text: each map is a key of the record's object, and a
 -- key's quotes are never escaped (a quote inside a label is), so a record
--- without these texts has none of these maps; a label of that name elsewhere
--- only sends the task to the decoding below. Ids in `ready` name records that
--- the engine's scripts indexed, so the record is a task.
+-- without these texts has none of these maps. One pattern finds any of the
+-- five names, `"core":`, `"node":`, `"cron":`, `"gate":`, `"root":` (each
+-- letter is in its class; a call of string.find costs Redis about 1,200
+-- instructions, five of them most of a claim's Lua); a label or another key
+-- of four letters that it also finds (`"rate":`) only sends the task to the
+-- decoding below. Ids in `ready` name records that the engine's scripts
+-- indexed, so the record is a task.
 local function lean_fresh(record)
-  return record ~= '{}' and string.find(record, '"core":', 1, true) == nil
-    and string.find(record, '"node":', 1, true) == nil and string.find(record, '"cron":', 1, true) == nil
-    and string.find(record, '"gate":', 1, true) == nil and string.find(record, '"root":', 1, true) == nil
+  return record ~= '{}' and string.find(record, '"[cgnr][aoer][ortd][enot]":') == nil
 end
 
--- lean: the state of one call. `worker` and `self_key` are the caller's;
+-- lean: the state of one call. `worker`, `worker_json` (the worker as a JSON
+-- string) and `self_key` are the caller's;
 -- `delta` the change of its owners count not yet written; `held` whether a
 -- completion of the call ended a task held for the worker; the share gate's
 -- reads of `owners`, the heads of `ready` and whether outcomes exist are
 -- read once
 -- and `claims_most` how many claims the call may make (its entries).
-local function new_lean(worker, self_key, claims_most)
+local function new_lean(worker, worker_json, self_key, claims_most)
   -- every field the call may set is named, nil ones too: the table is made
   -- with room for all of them, where each field added later grew it again
   return { worker = worker, self_key = self_key, delta = 0, claims_most = claims_most, count = nil, stored = nil,
-    before = nil, candidates = nil, heads = nil, head = nil, outcomes = nil, worker_json = nil, token_base = nil,
+    before = nil, candidates = nil, heads = nil, head = nil, outcomes = nil, worker_json = worker_json, token_base = nil,
     tokens = nil, held = nil, holder = nil }
 end
 
@@ -86,7 +89,7 @@ end
 -- that string is of that claim (every change of a task rewrites its record,
 -- and the claim's token is in it) and plain (the lean claim checked), so it
 -- is not decoded unless its outcome is written.
-local function lean_complete(lean, id, token, seen, outcome, now, retention, most)
+local function lean_complete(lean, id, token, seen, outcome, now_text, retention, most)
   local record = redis.call('HGET', K['tasks'], id)
   if not record then return nil end
   local worker = lean.worker
@@ -118,10 +121,11 @@ local function lean_complete(lean, id, token, seen, outcome, now, retention, mos
   -- with neither, only an older outcome of the id is dropped, if there are
   -- outcomes at all (one look a call: the lean path writes none then)
   if (retention > 0 and most > 0) or watched(id) then
-    record_outcome(id, 'completed', task or decode_stored(id, record), outcome, nil, now, retention, most)
+    record_outcome(id, 'completed', task or decode_stored(id, record), outcome, nil, tonumber(now_text), retention,
+      most)
   else
     if lean.outcomes == nil then lean.outcomes = redis.call('EXISTS', K['outcomes']) == 1 end
-    if lean.outcomes then record_outcome(id, 'completed', nil, outcome, nil, now, retention, most) end
+    if lean.outcomes then record_outcome(id, 'completed', nil, outcome, nil, tonumber(now_text), retention, most) end
   end
   return true
 end
@@ -176,28 +180,38 @@ end
 -- and `expiry_ms` as the search list's (lib/engine/lua/arguments.ts).
 local function lean_claim(lean, now_text, expiry, expiry_ms)
   if not lean_share(lean) then return nil end
-  -- the heads of `ready`, read once for the claims the call may make: only
-  -- these claims take from it while the lean path runs, oldest first
-  local heads = lean.heads
-  if heads == nil then
-    heads = redis.call('ZRANGE', K['ready'], 0, lean.claims_most - 1)
-    lean.heads, lean.head = heads, 1
+  -- a call of one claim pops the head of `ready` (and puts it back, with
+  -- its score, when it is not a task the lean path claims); a longer call
+  -- reads the heads once for the claims it may make: only these claims take
+  -- from it while the lean path runs, oldest first
+  local id, popped = nil, nil
+  if lean.claims_most == 1 then
+    popped = redis.call('ZPOPMIN', K['ready'])
+    id = popped[1]
+  else
+    local heads = lean.heads
+    if heads == nil then
+      heads = redis.call('ZRANGE', K['ready'], 0, lean.claims_most - 1)
+      lean.heads, lean.head = heads, 1
+    end
+    id = heads[lean.head]
   end
-  local id = heads[lean.head]
   if id == nil then return nil end
   local record = redis.call('HGET', K['tasks'], id)
-  if not record then return nil end
   local task = nil
-  if not lean_fresh(record) then
+  if record and not lean_fresh(record) then
     task = decode_stored(id, record)
-    if not lean_plain(task) or owner_of(task) ~= nil then return nil end
+    if not lean_plain(task) or owner_of(task) ~= nil then record = nil end
+  end
+  if not record then
+    if popped ~= nil then redis.call('ZADD', K['ready'], popped[2], id) end -- as it was: nothing written
+    return nil
   end
   local worker = lean.worker
   local token = lean_token(lean)
   if task == nil then
     -- the claim's labels go in front, and the rest of the record stays as
     -- it is, not decoded and encoded again
-    if lean.worker_json == nil then lean.worker_json = cjson.encode(worker) end
     record = '{"core":{"' .. LABEL_WORKER .. '":' .. lean.worker_json .. ',"' .. LABEL_EXPIRY .. '":"' .. expiry
       .. '","' .. LABEL_TOKEN .. '":"' .. token .. '"},' .. string.sub(record, 2)
   else
@@ -208,8 +222,10 @@ local function lean_claim(lean, now_text, expiry, expiry_ms)
     record = encode_stored(task)
   end
   redis.call('HSET', K['tasks'], id, record)
-  lean.head = lean.head + 1
-  redis.call('ZREM', K['ready'], id)
+  if popped == nil then
+    lean.head = lean.head + 1
+    redis.call('ZREM', K['ready'], id)
+  end
   redis.call('ZADD', K['leases'], expiry_ms, id)
   if lean.holder == nil then lean.holder = now_text .. ':' .. worker end
   redis.call('HSET', K['holders'], id, lean.holder)
