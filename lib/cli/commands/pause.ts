@@ -1,17 +1,6 @@
-import { labelOptions } from '../args.js';
 import { defineEngineCommand } from '../command.js';
 import { json } from '../format.js';
-import { queryFrom } from './tasks-list.js';
-
-/** The label query options of pause and resume (as tasks list takes them). */
-const queryOptions = {
-  ...labelOptions('query'),
-  query: {
-    type: 'string',
-    value: '<json>',
-    help: `a query as JSON, e.g. '{"meta":{"kind":"mail"}}' (label flags add to it)`,
-  },
-} as const;
+import { queryFrom, queryOptions } from './tasks-list.js';
 
 /** `rescue pause`: pause the whole queue (engine.pause()), or only the tasks a label query matches. */
 export const pauseCommand = defineEngineCommand({

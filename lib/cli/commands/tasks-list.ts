@@ -9,6 +9,16 @@ import { usageError } from '../exit.js';
 import { json, labelList, table } from '../format.js';
 import { stateFlag } from '../states.js';
 
+/** The options of a label query: label flags and --query (tasks list, pause and resume). */
+export const queryOptions = {
+  ...labelOptions('query'),
+  query: {
+    type: 'string',
+    value: '<json>',
+    help: `a query as JSON, e.g. '{"meta":{"kind":"mail"}}' (label flags add to it)`,
+  },
+} as const;
+
 /** The options that select tasks: a state and a label query (tasks list, bulk delete and reset). */
 export const selectOptions = {
   state: {
@@ -16,12 +26,7 @@ export const selectOptions = {
     value: '<state>',
     help: `only tasks in this state: ${taskPageStateNames.join(', ')}`,
   },
-  ...labelOptions('query'),
-  query: {
-    type: 'string',
-    value: '<json>',
-    help: `a query as JSON, e.g. '{"meta":{"kind":"mail"}}' (label flags add to it)`,
-  },
+  ...queryOptions,
 } as const;
 
 /** queryFrom reads the label query of --query and the label flags; undefined when none is given. */
