@@ -37,13 +37,18 @@ local function caps()
     return declared
   end
 
-  local function count_of(field)
-    local count = counts[field]
+  -- a count of the hash `key`'s field, read once a call: `seen` keeps it
+  local function stored_count(seen, key, field)
+    local count = seen[field]
     if count == nil then
-      count = tonumber(redis.call('HGET', K['cap-counts'], field) or '0')
-      counts[field] = count
+      count = tonumber(redis.call('HGET', key, field) or '0')
+      seen[field] = count
     end
     return count
+  end
+
+  local function count_of(field)
+    return stored_count(counts, K['cap-counts'], field)
   end
 
   -- whole_full: the queue owns as many tasks as its whole-queue cap allows
@@ -289,12 +294,7 @@ local function caps()
   end
 
   function M.ready_of(field)
-    local count = readies[field]
-    if count == nil then
-      count = tonumber(redis.call('HGET', K['lane-ready'], field) or '0')
-      readies[field] = count
-    end
-    return count
+    return stored_count(readies, K['lane-ready'], field)
   end
 
   function M.count_ready(field, delta)
