@@ -7,6 +7,7 @@ import {
   type CompletionOutcome,
   type FilterList,
 } from '../../lib/engine/runtime.js';
+import { leanClaimOf } from '../../lib/engine/search.js';
 import { TaskOutdatedError } from '../../lib/errors.js';
 import { Label } from '../../lib/task/label.js';
 import type { Task } from '../../lib/task/task.js';
@@ -124,6 +125,11 @@ describe('complete-claim: the lean path and the general one agree', () => {
         next.map((task) => (task === undefined ? undefined : [idOf(task), task.meta])),
       );
       held = outcomes.map((outcome) => (outcome.deleted ? outcome.next : undefined));
+      // the completions took the lean path (one ZREM of the `owned` member
+      // their claim wrote, since the instant the engine kept): the claims after them did too
+      expect(held.map((task) => task === undefined || leanClaimOf(task) !== undefined)).toEqual(
+        held.map(() => true),
+      );
       heldB = next;
       await agree(a, b);
       if (held.some((task) => task === undefined)) break;
@@ -209,31 +215,43 @@ describe('complete-claim: the lean path and the general one agree', () => {
     expect((await q.redis.hkeys(q.key.outcomes)).sort()).toEqual(completed.keeper.sort());
   });
 
-  it('completes a lean claim whose `holders` field is gone (a repair under way) as delete and search would', async () => {
-    const [a, b] = [runtime(), serial()];
-    const [eonA, eonB] = [a.engine('eon'), b.engine('eon')];
-    for (const q of [a, b]) {
-      const maker = q.engine('maker');
-      for (let n = 0; n < 3; n++) await maker.create({ meta: { n: String(n) } });
-    }
-    const noFilters = filterList([]);
-    const [claim] = await claimTasks(eonA, noFilters, [parked(0)], []);
-    const heldA = (claim?.deleted === true ? claim.next : undefined) as Task;
-    const [heldB] = (await serialClaims(eonB, noFilters, [0])) as [Task];
-    // repair-start emptied `holders`, and repair has not indexed this record yet
-    for (const [q, task] of [
-      [a, heldA],
-      [b, heldB],
-    ] as const)
-      expect(await q.redis.hdel(q.key.holders, idOf(task))).toBe(1);
-    const outcomes = await deleteThenSearch(eonA, [
-      { task: heldA, filters: noFilters, parking: parked(0) },
-    ]);
-    await eonB.delete(heldB);
-    const next = await searchFor(eonB, noFilters, [], parked(0));
-    expect(outcomes.map(answerOf)).toEqual([[idOf(next), next!.meta]]);
-    await agree(a, b);
-  });
+  it.each([
+    ['gone (a repair under way)', (): string | undefined => undefined],
+    // repair indexed the record anew: it cannot know the claim's instant
+    ["written anew by a repair (since '')", (member: string) => member.replace(/:\d+:/, '::')],
+  ])(
+    'completes a lean claim whose `owned` member is %s as delete and search would',
+    async (_case, anew) => {
+      const [a, b] = [runtime(), serial()];
+      const [eonA, eonB] = [a.engine('eon'), b.engine('eon')];
+      for (const q of [a, b]) {
+        const maker = q.engine('maker');
+        for (let n = 0; n < 3; n++) await maker.create({ meta: { n: String(n) } });
+      }
+      const noFilters = filterList([]);
+      const [claim] = await claimTasks(eonA, noFilters, [parked(0)], []);
+      const heldA = (claim?.deleted === true ? claim.next : undefined) as Task;
+      const [heldB] = (await serialClaims(eonB, noFilters, [0])) as [Task];
+      for (const [q, task] of [
+        [a, heldA],
+        [b, heldB],
+      ] as const) {
+        const id = idOf(task);
+        const [member] = await q.redis.zrangebylex(q.key.owned, `[${id}:`, `(${id};`);
+        expect(member).toMatch(new RegExp(`^${id}:\\d+:eon$`));
+        await q.redis.zrem(q.key.owned, member!);
+        const written = anew(member!);
+        if (written !== undefined) await q.redis.zadd(q.key.owned, 0, written);
+      }
+      const outcomes = await deleteThenSearch(eonA, [
+        { task: heldA, filters: noFilters, parking: parked(0) },
+      ]);
+      await eonB.delete(heldB);
+      const next = await searchFor(eonB, noFilters, [], parked(0));
+      expect(outcomes.map(answerOf)).toEqual([[idOf(next), next!.meta]]);
+      await agree(a, b);
+    },
+  );
 
   it('fails only the completion whose copy is outdated, with TaskOutdatedError, and goes on with the others', async () => {
     const q = runtime();

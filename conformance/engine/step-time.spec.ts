@@ -194,6 +194,32 @@ describe('an engine whose steps are cut by time', () => {
     expect(freed).toHaveLength(200);
   });
 
+  it('deletes owned tasks past retention behind owned ones it keeps, going on where the last call stopped', async () => {
+    const q = queue();
+    const eon = q.engine('eon', { cleanup: 1000 });
+    // owned: three tasks with a cron map (kept), then two plain ones, all past retention
+    await createMany(q, 3, (index) => ({
+      cron: { foo: 'bar' },
+      meta: { kind: 'cron', n: String(index) },
+    }));
+    const plain = await createMany(q, 2, (index) => ({
+      meta: { kind: 'plain', n: String(index) },
+    }));
+    for (let claimed = 0; claimed < 5; claimed++) await eon.search();
+    expect(await q.redis.zcard(q.key.owned)).toBe(5);
+    q.clock.set('2023-10-20T00:00:01.001Z');
+    const counting = countingClient();
+    try {
+      const cut = q.engine('etw', { redis: counting.client, stepTime: tiny, cleanup: 1000 });
+      await cut.expire();
+      expect(counting.scripts('expire')).toBeGreaterThan(1); // counts alone: 1
+    } finally {
+      await counting.client.quit();
+    }
+    expect(await q.redis.hmget(q.key.tasks, ...plain.map(idOf))).toEqual([null, null]);
+    expect(await q.redis.zcard(q.key.owned)).toBe(3);
+  });
+
   it('completes folded completions over more calls, each claiming the next task in order', async () => {
     const q = queue();
     const created = await createMany(q, 16, (index) => ({ meta: { n: String(index) } }));

@@ -1,7 +1,7 @@
 import type { Engine } from '../../lib/engine/engine.js';
 import { Label, Method } from '../../lib/task/label.js';
 import type { Task } from '../../lib/task/task.js';
-import { idOf, useQueue } from '../harness/queue.js';
+import { createMany, idOf, useQueue } from '../harness/queue.js';
 
 // docs/semantics.md §3.6 step 1 (retention): expire deletes a task that has no cron
 // map and is not a gate template once now − created > cleanup (strictly).
@@ -139,6 +139,27 @@ describe('expire: retention', () => {
     const [after] = await eon.lister(everything);
     expect(idOf(after)).toBe(idOf(exact));
     expect(after?.core).toEqual({ [Label.Object]: idOf(exact), [Label.Cycles]: '1' });
+  });
+
+  it('deletes an owned task past retention behind more than a batch of owned tasks retention keeps', async () => {
+    const q = queue();
+    const eon = q.engine('eon', { cleanup: 1000 });
+    // 501 owned tasks with a cron map (kept), older than the plain owned one
+    await createMany(q, 501, (index) => ({
+      cron: { foo: 'bar' },
+      meta: { kind: 'cron', n: String(index) },
+    }));
+    for (let claimed = 0; claimed < 501; claimed += 50)
+      await Promise.all(Array.from({ length: 50 }, () => eon.search({ meta: { kind: 'cron' } })));
+    const plain = await eon.create({ meta: { kind: 'plain' } });
+    expect(idOf(await eon.search({ meta: { kind: 'plain' } }))).toBe(idOf(plain));
+    expect(await q.redis.zcard(q.key.owned)).toBe(502);
+    q.clock.set('2023-10-20T00:00:02.001Z'); // past retention, the leases (30 s) run on
+    // counts alone (no step time): one call pages past them
+    await q.engine('etw', { cleanup: 1000, stepTime: 0 }).expire();
+    expect(await eon.exists({ core: { [Label.Object]: idOf(plain) } })).toBe(false);
+    expect(await q.redis.zcard(q.key.owned)).toBe(501);
+    expect(await q.redis.hget(q.key.owners, 'eon')).toBe('501');
   });
 
   it('uses the cleanup option of the engine that runs expire', async () => {

@@ -22,7 +22,7 @@ const indexes: KeyName[] = [
   'waiting',
   'due',
   'leases',
-  'holders',
+  'owned',
   'owners',
   'owner-order',
   'broadcast',
@@ -53,11 +53,9 @@ async function read(redis: RedisClient, key: string): Promise<unknown> {
 async function snapshot(q: TestQueue): Promise<Record<string, unknown>> {
   const state: Record<string, unknown> = {};
   for (const name of indexes) state[name] = await read(q.redis, q.key[name]);
-  // an owner's claim time: repair cannot know it (status says so)
-  const holders = (state['holders'] ?? {}) as Record<string, string>;
-  state['holders'] = Object.fromEntries(
-    Object.entries(holders).map(([id, value]) => [id, value.replace(/^\d*:/, '')]),
-  );
+  // an owner's claim time (`<id>:<since>:<worker>`): repair cannot know it (status says so)
+  const owned = (state['owned'] ?? []) as string[];
+  state['owned'] = owned.map((entry) => entry.replace(/^([^:]*):\d*:/, '$1::'));
   // a root's JSON: the same labels, in whatever order cjson wrote them
   const roots = (state['roots'] ?? {}) as Record<string, string>;
   state['roots'] = Object.fromEntries(
@@ -127,6 +125,39 @@ describe('engine.repair', () => {
     await fresh.repair();
     expect((await fresh.search())?.meta).toEqual({ k: 'a' });
     expect(await q.redis.get(q.key.layout)).toBe(layoutVersion);
+  });
+
+  it('moves a queue of layout 3 (`holders`, owned tasks in `retention`) to one index of owned tasks', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    await eon.create({ meta: { k: 'a' } });
+    await eon.create({ meta: { k: 'b' } });
+    const owned = await eon.search({ meta: { k: 'a' } });
+    const id = owned?.core?.[Label.Object] ?? '';
+    // the keys layout 3 wrote for the owned task: a `holders` field, a `retention` entry
+    const [member] = await q.redis.zrange(q.key.owned, 0, -1);
+    const since = member?.split(':')[1] ?? '';
+    await q.redis.del(q.key.owned);
+    await q.redis.hset(`${q.prefix}:holders`, id, `${since}:eon`);
+    await q.redis.zadd(q.key.retention, 0, id);
+    await q.redis.set(q.key.layout, '3');
+    await expect(q.engine('etw').search()).rejects.toThrow(/engine\.repair\(\)/);
+
+    const fresh = q.engine('eth');
+    expect(await fresh.repair()).toEqual({ tasks: 2, skipped: 0, steps: 3 });
+    expect(await q.redis.get(q.key.layout)).toBe(layoutVersion);
+    expect(await q.redis.exists(`${q.prefix}:holders`)).toBe(0);
+    // as repair gives an owned task: its owner's count, no claim time (status says so)
+    expect(await q.redis.zrange(q.key.owned, 0, -1)).toEqual([`${id}::eon`]);
+    expect(await q.redis.hgetall(q.key.owners)).toEqual({ eon: '1' });
+    expect(await q.redis.zrange(q.key.retention, 0, -1)).toEqual([]);
+    const status = await fresh.status(id);
+    expect(status).toMatchObject({ state: 'owned', worker: 'eon' });
+    expect(status).not.toHaveProperty('since');
+    // its owner completes it; the other task is claimed as before
+    await q.engine('eon').delete(owned!);
+    expect(await q.redis.exists(q.key.owned, q.key.owners)).toBe(0);
+    expect((await fresh.search())?.meta).toEqual({ k: 'b' });
   });
 
   it('indexes a record something else changed as the record says', async () => {

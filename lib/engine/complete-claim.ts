@@ -25,7 +25,7 @@ export interface ClaimEntry {
 }
 
 /**
- * claimEntryArgs are an entry's five arguments, or undefined when
+ * claimEntryArgs are an entry's six arguments, or undefined when
  * complete-claim cannot carry its delete: the copy is not of this engine's
  * worker, or has rare fields.
  */
@@ -35,13 +35,21 @@ export function claimEntryArgs(
 ): (string | number)[] | undefined {
   const slot = entry.parking?.slot ?? '';
   if (entry.folded === undefined)
-    return argv('claim_entry', { id: '', token: '', record: '', outcome: '', slot });
+    return argv('claim_entry', { id: '', token: '', record: '', since: '', outcome: '', slot });
   const { id, worker, token, outcome, rare } = entry.folded;
   if (worker !== context.options.worker || rare !== '') return undefined;
   const claim = entry.task === undefined ? undefined : leanClaimOf(entry.task);
   // a copy whose token was changed since is not of that claim: the script decodes the record
-  const seen = claim !== undefined && claim.token === token ? claim.record : '';
-  return argv('claim_entry', { id, token, record: seen, outcome, slot });
+  if (claim === undefined || claim.token !== token)
+    return argv('claim_entry', { id, token, record: '', since: '', outcome, slot });
+  return argv('claim_entry', {
+    id,
+    token,
+    record: claim.record,
+    since: claim.sinceMs,
+    outcome,
+    slot,
+  });
 }
 
 /**

@@ -19,10 +19,12 @@ export async function expireTasks(context: EngineContext): Promise<void> {
   const now = readClock(context.clock).getTime();
   const cutoff = String(Math.max(0, now - context.options.cleanup)).padStart(13, '0');
   let sweep = sweepCount;
+  // where the sweep of owned tasks past retention goes on (expire.lua)
+  let ownedAfter = '';
   const counts = { retired: 0, revoked: 0, halted: 0 };
   try {
     for (;;) {
-      const [retired = 0, revoked = 0, more, halted = 0] = (await run(
+      const [retired, revoked, more, halted, owned] = (await run(
         context,
         'expire',
         argv('expire', {
@@ -35,12 +37,14 @@ export async function expireTasks(context: EngineContext): Promise<void> {
           most: context.options.outcomeLimit,
           failed: context.options.failedOutcomeRetention,
           halted_cutoff: now - context.options.haltedRetention,
+          owned_after: ownedAfter,
         }),
-      )) as number[];
+      )) as [number, number, number, number, string];
       counts.retired += retired;
       counts.revoked += revoked;
       counts.halted += halted;
       sweep = 0;
+      ownedAfter = owned;
       if (more !== 1) return;
     }
   } finally {

@@ -18,6 +18,7 @@ export function queueKeys(queue: string): QueueKeys {
     prefix,
     ...keys,
     all: keyNames.map(key),
+    retired: retiredKeyNames.map((name) => `${prefix}:${name}`),
     progress: `${prefix}:progress`,
     workers: `${prefix}:workers`,
     worker: (worker: string) => `${prefix}:worker:${worker}`,
@@ -48,11 +49,11 @@ export const keyNames = [
   'leases', // zset: owned tasks, score = lease end ms
   'owners', // hash: worker -> number of tasks it owns
   'owner-order', // zset (lex): the JavaScript-order key of each worker that owns tasks (share gate: who sorts first)
-  'holders', // hash: id of each owned task -> `<claimed ms>:<worker>`: whose `owners` count it is in, since when
+  'owned', // zset (lex, score 0): `<id>:<claimed ms>:<worker>` of each owned task: whose `owners` count it is in, since when ('' after a repair)
   'broadcast', // zset: `all` tasks without cron that are not gate templates, score = sequence number (store order)
   'halted', // zset (lex): ids of tasks the circuit breaker holds (cycles reached cancel)
   'halted-since', // zset: the tasks of `halted`, score = ms it halted (haltedRetention)
-  'retention', // zset (lex): tasks retention may delete (no cron, not a gate template) outside `ready`
+  'retention', // zset (lex): tasks retention may delete (no cron, not a gate template) outside `ready` and `owned`
   'templates', // zset: cron templates, score = tick+1 ms
   'ticker-check', // zset: cron templates whose tick-1 may need maintenance, score = when
   'children', // zset (lex): `<template id><child id>`
@@ -124,6 +125,8 @@ export type QueueKeys = Record<KeyName, string> & {
   prefix: string;
   /** Every key, in `keyNames` order. */
   all: string[];
+  /** The keys of `retiredKeyNames`: repair drops them. */
+  retired: string[];
   /** Pub/sub channel on which workers publish their handlers' progress (not a key). */
   progress: string;
   /** zset: worker id -> its last heartbeat (engine ms), the index of the presence keys. */
@@ -136,7 +139,14 @@ export type QueueKeys = Record<KeyName, string> & {
 };
 
 /** layoutVersion names the key layout above; a queue written by another layout is refused, not misread. */
-export const layoutVersion = '3';
+export const layoutVersion = '4';
+
+/**
+ * retiredKeyNames: keys an earlier layout wrote that this one does not;
+ * repair drops them when it moves a queue to this layout (repair-start.lua).
+ * `holders` (layout 3 and before: id -> `<claimed ms>:<worker>`) became `owned`.
+ */
+export const retiredKeyNames = ['holders'] as const;
 
 /**
  * workerOrderKey writes a worker id so that byte order is JavaScript's string order,

@@ -32,7 +32,11 @@ export interface RepairReport {
 export async function repairQueue(context: EngineContext): Promise<RepairReport> {
   assertOpen(context, 'repair');
   const nowMs = readClock(context.clock).getTime();
-  await runUnchecked(context, 'repairStart', argv('repair_start', { layout: layoutVersion }));
+  await runUnchecked(
+    context,
+    'repairStart',
+    argv('repair_start', { layout: layoutVersion, retired: JSON.stringify(context.keys.retired) }),
+  );
   context.layoutCheck = undefined;
   context.layoutChecked = true;
   context.layoutStored = true;

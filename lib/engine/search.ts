@@ -85,10 +85,15 @@ export function claimedLeaseEnd(task: Task): number | undefined {
  */
 const leanRecords = new WeakMap<Task, LeanClaim>();
 
-/** LeanClaim is a claim the lean path made: the record it answered, and the claim's token. */
+/**
+ * LeanClaim is a claim the lean path made: the record it answered, the
+ * claim's token, and the instant its call was sent with (ms), which the
+ * claim wrote as the task's `since` in `owned` (include/owned.lua).
+ */
 export interface LeanClaim {
   record: string;
   token: string;
+  sinceMs: number;
 }
 
 /** leanClaimOf tells the claim the lean path made of this task object, if it made it. */
@@ -217,7 +222,7 @@ export function readSearchReply(
   if (kind === 'task') {
     leaseEnds.set(task, nowMs + context.options.expiry);
     if (reply[offset + 5] === leanClaim)
-      leanRecords.set(task, { record, token: task.core?.[Label.Token] ?? '' });
+      leanRecords.set(task, { record, token: task.core?.[Label.Token] ?? '', sinceMs: nowMs });
     return task;
   }
   return context.ledger.deliver(id, nowMs, nowMs + context.options.expiry) ? task : retry;

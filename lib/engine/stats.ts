@@ -204,7 +204,7 @@ interface StatsReply {
   checked: number;
   unmatched: string[] | Record<string, never>;
   caps: Flat;
-  holders: number;
+  cap_owned: number;
   cap_fields: number;
   cap_counts: Flat;
   rates: Flat;
@@ -329,7 +329,7 @@ function capsOf(reply: StatsReply): CapStats[] {
   const caps = pairsOf(reply.caps).map(([key, stored]): CapStats => {
     const concurrency = Number(stored);
     if (key === '') {
-      const owned = reply.holders;
+      const owned = reply.cap_owned;
       return {
         concurrency,
         owned,

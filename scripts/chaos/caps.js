@@ -167,7 +167,7 @@ export async function runCaps(settings) {
   const slotsLeft = {
     capCounts: await admin.hlen(keys['cap-counts']),
     capHolders: await admin.hlen(keys['cap-holders']),
-    holders: await admin.hlen(keys.holders),
+    owned: await admin.zcard(keys.owned),
     capsOwned: (await monitor.stats()).caps.reduce((sum, cap) => sum + cap.owned, 0),
   };
   await admin.quit();
@@ -200,7 +200,7 @@ export function capsTable(result) {
   const leftSlots =
     result.slotsLeft.capCounts +
     result.slotsLeft.capHolders +
-    result.slotsLeft.holders +
+    result.slotsLeft.owned +
     result.slotsLeft.capsOwned;
   return table(
     ['count', 'value'],
@@ -224,8 +224,8 @@ export function capsTable(result) {
       ['most owned in a sample', mostOf(result.mostOwned)],
       ['samples over a cap (must be 0)', result.overCap],
       [
-        'slots left after the drain: cap-counts, cap-holders, holders fields, stats() owned (must be 0)',
-        `${leftSlots} (${result.slotsLeft.capCounts}, ${result.slotsLeft.capHolders}, ${result.slotsLeft.holders}, ${result.slotsLeft.capsOwned})`,
+        'slots left after the drain: cap-counts, cap-holders, owned members, stats() owned (must be 0)',
+        `${leftSlots} (${result.slotsLeft.capCounts}, ${result.slotsLeft.capHolders}, ${result.slotsLeft.owned}, ${result.slotsLeft.capsOwned})`,
       ],
       ['acknowledged creates no run of which ended, not left (must be 0)', result.lost],
       ['tasks left in the queue (must be 0)', result.left],
@@ -245,7 +245,7 @@ export const capsFailed = (result) =>
     result.overCap +
     result.slotsLeft.capCounts +
     result.slotsLeft.capHolders +
-    result.slotsLeft.holders +
+    result.slotsLeft.owned +
     result.slotsLeft.capsOwned +
     result.lost +
     result.left >

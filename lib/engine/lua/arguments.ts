@@ -58,6 +58,8 @@ export const scriptArguments = {
     id: "the id of the task to complete ('' for a claim alone)",
     token: "the copy's fencing token",
     record: "the record its claim answered ('' when unknown: include/lean.lua lean_complete)",
+    since:
+      "the now_ms of the call whose claim answered record ('' with it): the since of the task's `owned` member",
     outcome: "the outcome's fields ('' for none)",
     slot: "the slot that claims ('' for none)",
   },
@@ -178,6 +180,8 @@ export const scriptArguments = {
     failed: 'how long the outcome of a task a revocation halts is kept, ms (0: not kept)',
     halted_cutoff:
       'halted tasks that halted before it (ms: now_ms less haltedRetention) are past retention',
+    owned_after:
+      "the `owned` member the run's last call swept up to (its answer), '' in the first: the sweep goes on after it",
   },
   extend: {
     now_ms: "the engine's clock, ms since the epoch",
@@ -241,6 +245,8 @@ export const scriptArguments = {
   },
   repair_start: {
     layout: 'the layout version the engine writes',
+    retired:
+      'JSON array of the keys earlier layouts wrote that this one does not (lib/engine/keys.ts retiredKeyNames)',
   },
   repair_write: {
     now_ms: "the engine's clock, ms since the epoch",

@@ -1,6 +1,6 @@
 #!lua flags=no-writes
 --[[ caps-list: the queue's concurrency caps with their counts (engine.caps(),
-  docs/semantics.md §3.15). Reads `caps`, `cap-counts` and `holders`.
+  docs/semantics.md §3.15). Reads `caps`, `cap-counts` and `owned`.
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV     the caps_list list of lib/engine/lua/arguments.ts
@@ -18,7 +18,7 @@ local by_key = {}
 local flat = redis.call('HGETALL', K['caps'])
 for index = 1, #flat, 2 do
   local cap = { key = flat[index], concurrency = tonumber(flat[index + 1]), owned = 0, values = {} }
-  if cap.key == '' then cap.owned = redis.call('HLEN', K['holders']) end
+  if cap.key == '' then cap.owned = redis.call('ZCARD', K['owned']) end
   list[#list + 1] = cap
   by_key[cap.key] = cap
 end

@@ -6,7 +6,7 @@
   ARGV     the caps list of lib/engine/lua/arguments.ts
 
   A cap on a meta key that was not declared counts the tasks already owned
-  (one walk of `holders`: as many records as tasks are owned); removing it
+  (one walk of `owned`: as many records as tasks are owned); removing it
   takes its slots out of `cap-holders` and `cap-counts` (one walk of
   `cap-holders`). Raising a cap wakes the parked slots (include/wake-parked.lua).
 
@@ -19,6 +19,7 @@
 --- @include "features"
 --- @include "task"
 --- @include "hash-each"
+--- @include "owned"
 --- @include "wake-parked"
 
 local operation, key = ARGV[ARG.caps.operation], ARGV[ARG.caps.key]
@@ -33,7 +34,7 @@ if operation == 'set' then
   if was == false and key ~= '' then
     -- the tasks owned already take their slots
     local prefix = key .. '\0'
-    hash_each(K['holders'], function(id)
+    owned_each(function(id)
       local task = load_task(id)
       local value = task and task.meta and task.meta[key]
       if value ~= nil then

@@ -189,8 +189,8 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
     local outcome, slot = given(ARGV[first + ARG.claim_entry.outcome]), ARGV[first + ARG.claim_entry.slot]
     local result = 0
     if id ~= '' then
-      local answered = ARGV[first + ARG.claim_entry.record]
-      if lean ~= nil and lean_complete(lean, id, token, answered, outcome, now_text, retention, most) then
+      local answered, since = ARGV[first + ARG.claim_entry.record], ARGV[first + ARG.claim_entry.since]
+      if lean ~= nil and lean_complete(lean, id, token, answered, since, outcome, now_text, retention, most) then
         result = 1
       else
         go_general()

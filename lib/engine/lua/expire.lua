@@ -12,13 +12,16 @@
            engine's stepTime (include/step.lua); revoke_ms: the owner's clock
            may be that far behind
 
-  Returns  { deleted, revoked, more, halted }  more = 1 when a batch was full;
-           halted: of the revoked tasks, those the circuit breaker now holds
+  Returns  { deleted, revoked, more, halted, owned after }  more = 1 when a
+           batch was full; halted: of the revoked tasks, those the circuit
+           breaker now holds; owned after: the `owned` member the sweep of
+           owned tasks past retention visited last ('' none), the next call's owned_after
   Errors   none: expire never fails because of the state of tasks
 ]]
 --- @include "task"
 --- @include "step"
 --- @include "owners"
+--- @include "owned"
 --- @include "roots"
 --- @include "outcome"
 --- @include "attempt-log"
@@ -61,6 +64,31 @@ for _, key in ipairs({ K['ready'], K['retention'] }) do
   end
 end
 
+-- Owned tasks past retention (not in `retention`: include/reindex.lua) are a
+-- prefix of `owned`, whose members begin with the id. Those retention does
+-- not delete (a cron map: a deferred task keeps its id) are passed over; the
+-- engine's next call of the run goes on after the last member this one
+-- visited (its answer), so a run gets past them however many there are.
+local owned_after = ARGV[ARG.expire.owned_after]
+while not spent do
+  local from = owned_after == '' and '-' or '(' .. owned_after
+  local members = redis.call('ZRANGEBYLEX', K['owned'], from, '(' .. cutoff, 'LIMIT', 0, batch)
+  for _, member in ipairs(members) do
+    local id = owned_id(member)
+    local task = load_task(id)
+    if task == nil then
+      orphans().forget(id, ctx)
+      redis.call('HDEL', K['tasks'], id)
+    elseif shape_of(task).retained then
+      remove_task(id, task, ctx)
+      deleted = deleted + 1
+    end
+    owned_after = member
+    if spend() then break end
+  end
+  if #members < batch then break end
+end
+
 -- Halted tasks retention may delete (not in `retention`: include/reindex.lua)
 -- go by when they halted (haltedRetention), a prefix of `halted-since`. The
 -- outcome their halt recorded stays for its own time (failedOutcomeRetention).
@@ -91,13 +119,13 @@ for _, id in ipairs(ended) do
   local task = load_task(id)
   if task == nil then
     -- its owner cannot be read: forget the task's index entries (the owners
-    -- count goes back to whom `holders` says it was given)
+    -- count goes back to whom `owned` says it was given)
     orphans().forget(id, ctx)
   elseif owner_of(task) == nil then
     repair_pool(id, task, ctx) -- something else released it: it goes where its record says
   else
-    -- the attempt whose lease ran out (unless fail.lua logged it): since its claim (`holders`)
-    local since = string.match(redis.call('HGET', K['holders'], id) or '', '^(%d+):')
+    -- the attempt whose lease ran out (unless fail.lua logged it): since its claim (`owned`)
+    local since = owned_since(id)
     log_attempt(id, 'expired', task.core[LABEL_TOKEN], owner_of(task), tonumber(since), now, nil)
     local freed = with_core(task, copy_map(task.core))
     freed.core[LABEL_WORKER] = nil
@@ -223,4 +251,4 @@ for _, key in ipairs(freed) do
 end
 
 finish(ctx)
-return { deleted, revoked, more, ctx.halted }
+return { deleted, revoked, more, ctx.halted, owned_after }

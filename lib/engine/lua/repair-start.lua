@@ -19,7 +19,8 @@
   tasks halted (halted-since: reindex adds the missing ones, expire drops those
   whose task is not halted), and the meta keys engines declared (meta-indexes), which jobs
   list anew (include/roots.lua). spec/engine/repair.spec.ts checks that this
-  list and the one below name every key of lib/engine/keys.ts.
+  list and the one below name every key of lib/engine/keys.ts. It also drops
+  the keys earlier layouts wrote that this one does not (retiredKeyNames).
 
   KEYS     the queue's `tasks` key; the script names every other from it (loader.ts)
   ARGV     the repair_start list of lib/engine/lua/arguments.ts
@@ -31,12 +32,15 @@
 --- @include "roots"
 
 redis.call('UNLINK', K['ready'], K['ready-cron'], K['ready-uni'], K['ready-prio'], K['targets'], K['waiting'], K['promoted'],
-  K['due'], K['leases'], K['owners'], K['owner-order'], K['holders'], K['broadcast'], K['halted'],
+  K['due'], K['leases'], K['owners'], K['owner-order'], K['owned'], K['broadcast'], K['halted'],
   K['retention'], K['templates'], K['ticker-check'], K['children'], K['gates'], K['gate-templates'],
   K['watched'], K['meta-tasks'], K['roots'], K['root-leaves'], K['root-anchors'], K['wild-roots'],
   K['witnesses'], K['obsolete-groups'], K['root-jobs'], K['filter-pools'], K['ready-filtered'],
   K['parked'], K['parked-slots'], K['parked-workers'], K['cap-counts'], K['cap-holders'], K['features'],
   K['aside'], K['aside-of'], K['lane-ready'], K['aside-refill'])
+-- the keys of earlier layouts (`holders` before layout 4: `owned` is made anew)
+local retired = cjson.decode(ARGV[ARG.repair_start.retired])
+if #retired > 0 then redis.call('UNLINK', unpack(retired)) end
 redis.call('SET', K['layout'], ARGV[ARG.repair_start.layout])
 -- the fields of the keys kept (filters, attempts, followers, events)
 rebuild_features()

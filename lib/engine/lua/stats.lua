@@ -12,8 +12,8 @@
            broadcast, held, oldest (an id, or false), owner_count, owners (flat
            worker, count, ...), checked, unmatched (ids of the checked
            tasks no live worker's labels match, oldest first), caps (flat key,
-           concurrency, ... of `caps`), holders (owned tasks a cap holds: HLEN
-           holders), cap_fields (HLEN cap-counts), cap_counts (flat
+           concurrency, ... of `caps`), cap_owned (the owned tasks the
+           whole-queue cap counts: ZCARD owned), cap_fields (HLEN cap-counts), cap_counts (flat
            field, count, ... of at most `flow` of them), rates (flat key,
            '<limit>:<window ms>', ... of `rates`), open_windows (how many
            windows reopen after now), windows (flat field, '<reopen
@@ -192,7 +192,7 @@ return cjson.encode({
   checked = #sample,
   unmatched = unmatched,
   caps = caps,
-  holders = #caps > 0 and redis.call('HLEN', K['holders']) or 0,
+  cap_owned = #caps > 0 and redis.call('ZCARD', K['owned']) or 0,
   cap_fields = cap_fields,
   cap_counts = cap_counts,
   rates = redis.call('HGETALL', K['rates']),

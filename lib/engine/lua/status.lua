@@ -10,13 +10,13 @@
            the queue does not have
   Errors   none
 ]]
+--- @include "owned"
+
 local id = ARGV[ARG.status.id]
--- `<claimed ms>:<worker>` (include/owners.lua)
-local holder = redis.call('HGET', K['holders'], id)
 return {
   redis.call('HGET', K['tasks'], id) or '',
   redis.call('HGET', K['outcomes'], id) or '',
-  holder and string.match(holder, '^(%d*):') or '',
+  owned_since(id) or '',
   redis.call('HGET', K['due'], id) or '',
   redis.call('HGET', K['attempts'], id) or '',
   redis.call('HGET', K['held'], id) or '',

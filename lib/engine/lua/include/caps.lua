@@ -1,10 +1,10 @@
 -- caps: concurrency caps (docs/semantics.md §3.15), built on first use.
 -- `caps`: meta key -> most tasks of one value owned at once ('' -> most tasks
--- owned at once in the whole queue: that count is HLEN `holders`).
+-- owned at once in the whole queue: that count is ZCARD `owned`).
 -- `cap-counts`: `<meta key>\0<value>` -> how many tasks of the value are
 -- owned; `cap-holders`: id of an owned task -> JSON list of the cap-counts
 -- fields it holds a slot in. A slot is taken where a claim adds the task to
--- `holders` and given back wherever `holders` loses it, so every way
+-- `owned` and given back wherever `owned` loses it, so every way
 -- ownership ends (and expire's revocation after a crash) gives it back.
 -- The rate limits (docs/semantics.md §3.16) are in the same module, below.
 --- @include "features"
@@ -54,7 +54,7 @@ local function caps()
   -- whole_full: the queue owns as many tasks as its whole-queue cap allows
   function M.whole_full()
     local whole = M.declared().whole
-    return whole ~= nil and redis.call('HLEN', K['holders']) >= whole
+    return whole ~= nil and redis.call('ZCARD', K['owned']) >= whole
   end
 
   -- full: a value of the task's meta has as many owned tasks as its cap allows

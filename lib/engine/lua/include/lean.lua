@@ -2,14 +2,15 @@
 -- context of the general path (complete-claim.lua). It writes what reindex
 -- (include/reindex.lua) would for the one shape of task it handles: a plain
 -- task (an `any` task without cron, gate or root that the circuit breaker does
--- not hold) is in `ready` while unowned and in `leases`, `holders` and
--- `retention` while owned. Each step answers nil, having written nothing, for
+-- not hold) is in `ready` while unowned and in `leases` and `owned` while
+-- owned. Each step answers nil, having written nothing, for
 -- anything else: the caller then runs the general delete or search for it.
 -- conformance/delete/delete-search.spec.ts compares every key after either
 -- path.
 --- @include "features"
 --- @include "task"
 --- @include "owners"
+--- @include "owned"
 --- @include "outcome"
 
 -- lean_queue: whether the queue uses none of the features the lean path
@@ -77,7 +78,7 @@ local function new_lean(worker, worker_json, self_key, claims_most)
   -- with room for all of them, where each field added later grew it again
   return { worker = worker, self_key = self_key, delta = 0, claims_most = claims_most, count = nil, stored = nil,
     before = nil, candidates = nil, heads = nil, head = nil, outcomes = nil, worker_json = worker_json, token_base = nil,
-    tokens = nil, held = nil, holder = nil }
+    tokens = nil, held = nil }
 end
 
 -- lean_complete deletes task `id` that the call's worker owns under `token`
@@ -88,13 +89,14 @@ end
 -- as the claim of this copy answered it, or '': a stored record that is still
 -- that string is of that claim (every change of a task rewrites its record,
 -- and the claim's token is in it) and plain (the lean claim checked), so it
--- is not decoded unless its outcome is written.
-local function lean_complete(lean, id, token, seen, outcome, now_text, retention, most)
+-- is not decoded unless its outcome is written. `since` is the instant that
+-- claim's call was sent with (the `since` of its `owned` member), with `seen`.
+local function lean_complete(lean, id, token, seen, since, outcome, now_text, retention, most)
   local record = redis.call('HGET', K['tasks'], id)
   if not record then return nil end
   local worker = lean.worker
   local task = nil
-  -- its owners count is held for whom `holders` says: the general path
+  -- its owners count is held for whom `owned` says: the general path
   -- handles one held for another worker, or for nobody (a repair under way
   -- has not indexed the record yet)
   if record ~= seen then
@@ -102,18 +104,19 @@ local function lean_complete(lean, id, token, seen, outcome, now_text, retention
     if not lean_plain(task) then return nil end
     local core = task.core
     if core[LABEL_WORKER] ~= worker or label_set(core, LABEL_TOKEN) ~= token then return nil end
-    if holder_of(redis.call('HGET', K['holders'], id)) ~= worker then return nil end
-    redis.call('HDEL', K['holders'], id)
-  elseif redis.call('HDEL', K['holders'], id) == 0 then
+    local member, holder = owned_holder(id)
+    if holder ~= worker then return nil end
+    redis.call('ZREM', K['owned'], member)
+  elseif redis.call('ZREM', K['owned'], owned_entry(id, since, worker)) == 0 then
     -- the record is the very text this worker's claim wrote (its token in
-    -- it): whoever wrote `holders` since wrote it for the record's owner
-    -- (a claim, reindex), this worker, so a field there is this worker's
-    -- and one HDEL reads and drops it; without one nothing was written
+    -- it): whoever wrote `owned` since wrote it for the record's owner (a
+    -- claim, reindex), this worker, so the member that claim wrote is there
+    -- unless a repair dropped it (under way) or wrote it anew (since ''):
+    -- one ZREM reads and drops it; without it nothing was written
     return nil
   end
   lean.held = true
   redis.call('ZREM', K['leases'], id)
-  redis.call('ZREM', K['retention'], id)
   redis.call('HDEL', K['tasks'], id)
   lean.delta = lean.delta - 1
   if lean.candidates ~= nil then lean.candidates = lean.candidates - 1 end
@@ -140,7 +143,7 @@ local function lean_share(lean)
       lean.stored = 0
     elseif lean.count == 1 and lean.held then
       -- the one owner is this worker: a completion of this call ended a
-      -- task `holders` held for it, so its count was 1 or more (written at
+      -- task `owned` held for it, so its count was 1 or more (written at
       -- the call's end); alone, its own count is not needed
       lean.stored = 1
     else
@@ -227,9 +230,9 @@ local function lean_claim(lean, now_text, expiry, expiry_ms)
     redis.call('ZREM', K['ready'], id)
   end
   redis.call('ZADD', K['leases'], expiry_ms, id)
-  if lean.holder == nil then lean.holder = now_text .. ':' .. worker end
-  redis.call('HSET', K['holders'], id, lean.holder)
-  redis.call('ZADD', K['retention'], '0', id) -- a string: Redis turns a number into one with printf
+  -- since: the call's instant, which the engine keeps with the claim and
+  -- sends with its completion (lean_complete)
+  redis.call('ZADD', K['owned'], '0', owned_entry(id, now_text, worker)) -- a string: Redis turns a number into one with printf
   lean.delta = lean.delta + 1
   tell_claim(id, worker)
   return id, record, token

@@ -2,6 +2,7 @@
 -- changed by something else than the engine, docs/semantics.md §1.10). Built on first
 -- use: well-formed queues never need it.
 --- @include "owners"
+--- @include "owned"
 --- @include "pools"
 --- @include "caps"
 
@@ -23,9 +24,9 @@ local function orphans()
     end
     redis.call('HDEL', K['due'], id)
     drop_unicast(id, ctx)
-    local holder = holder_of(redis.call('HGET', K['holders'], id))
+    local member, holder = owned_holder(id)
     if holder then
-      redis.call('HDEL', K['holders'], id)
+      redis.call('ZREM', K['owned'], member)
       count_owner(holder, -1, ctx)
       caps().give(id, nil, ctx)
     end

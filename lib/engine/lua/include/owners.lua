@@ -97,14 +97,6 @@ local function share_inputs(worker, self_key, ctx)
   return own, workers + 1, before
 end
 
--- `holders`: id of each owned task -> `<claimed ms>:<worker>`, whom the task's
--- owners count is held for and since when (engine.status; '' after a repair
--- that found no claim time). holder_of reads the worker.
-local function holder_of(value)
-  if not value then return nil end
-  return string.match(value, '^%d*:(.*)$') or value
-end
-
 -- count_owner notes a change of what a worker owns; finish writes the sum
 -- (a delete followed by a claim of the same worker writes nothing)
 local function count_owner(worker, delta, ctx)

@@ -5,12 +5,13 @@
 --- @include "features"
 --- @include "task"
 --- @include "owners"
+--- @include "owned"
 --- @include "outcome"
 --- @include "search-request"
 --
 -- A plain task is an `any` task without cron, gate or root that the circuit
 -- breaker does not hold: its only entries are `ready` while unowned, and
--- `leases`, `holders` and `retention` while owned. Each function below first
+-- `leases` and `owned` while owned. Each function below first
 -- checks that the task and the queue are plain (no followers, no roots or
 -- listed meta keys, no pooled filters, nothing due, no broadcast or unicast
 -- work) and answers nil, having written nothing, when they are not: the
@@ -43,16 +44,15 @@ local function plain_delete(request, ctx)
   end
   if ctx.followers or ctx.rooted then return nil end
 
-  -- reindex(id, stored, nil): out of `leases`, `holders` and `retention`
+  -- reindex(id, stored, nil): out of `leases` and `owned`
   ctx.events[#ctx.events + 1] = { 'completed', id, owner }
   redis.call('ZREM', K['leases'], id)
   if ctx.plain_candidates ~= nil then ctx.plain_candidates = ctx.plain_candidates - 1 end
-  local holder = holder_of(redis.call('HGET', K['holders'], id))
+  local member, holder = owned_holder(id)
   if holder then
     count_owner(holder, -1, ctx)
-    redis.call('HDEL', K['holders'], id)
+    redis.call('ZREM', K['owned'], member)
   end
-  redis.call('ZREM', K['retention'], id)
   -- remove_task: its waiters hear of the outcome below
   redis.call('HDEL', K['tasks'], id)
   -- failed attempts are rare: one look per script tells whether there are any
@@ -140,7 +140,7 @@ local function plain_search(request, ctx)
   end
 
   -- Phase 5 as search() claims, and reindex(id, task, claimed): from `ready`
-  -- to `leases`, `holders` and `retention`
+  -- to `leases` and `owned`
   local core = copy_map(task.core) or {}
   core[LABEL_WORKER] = worker
   core[LABEL_EXPIRY] = request.expiry
@@ -154,8 +154,8 @@ local function plain_search(request, ctx)
   redis.call('ZREM', K['ready'], id)
   redis.call('ZADD', K['leases'], request.expiry_ms, id)
   count_owner(worker, 1, ctx)
-  redis.call('HSET', K['holders'], id, request.now_text .. ':' .. worker)
-  redis.call('ZADD', K['retention'], '0', id) -- a string: Redis turns a number into one with printf
+  -- a string: Redis turns a number into one with printf
+  redis.call('ZADD', K['owned'], '0', owned_entry(id, request.now_text, worker))
   tell_claim(id, worker)
   return { answer('task', id, record, request.floor .. ':' .. request.base) }
 end

@@ -20,6 +20,7 @@
 --- @include "task"
 --- @include "features"
 --- @include "owners"
+--- @include "owned"
 --- @include "roots"
 --- @include "links"
 --- @include "pools"
@@ -76,35 +77,38 @@ local function reindex_pools(id, old, new, os, ns, ctx)
     redis.call('ZADD', K['leases'], ctx.expiry_ms, id)
   end
 
-  -- `holders` says whom the owners count of an owned task was given to: the
-  -- count follows it, not the old record, which something else may have changed
+  -- `owned` says whom the owners count of an owned task was given to
+  -- (include/owned.lua): the count follows it, not the old record, which
+  -- something else may have changed
   local new_owner = new_pool == K['leases'] and ns.owner or nil
   if old_pool == K['leases'] or new_owner ~= nil then
-    local holder = nil
-    if old_pool == K['leases'] then holder = holder_of(redis.call('HGET', K['holders'], id)) end
+    local member, holder = nil, nil
+    if old_pool == K['leases'] then member, holder = owned_holder(id) end
     if holder ~= new_owner then
+      if member ~= nil then redis.call('ZREM', K['owned'], member) end
       if holder ~= nil then count_owner(holder, -1, ctx) end
       if new_owner ~= nil then
         count_owner(new_owner, 1, ctx)
         -- since when: unknown to repair, which indexes the records anew
         local since = ctx.quiet and '' or string.format('%d', ctx.now)
-        redis.call('HSET', K['holders'], id, since .. ':' .. new_owner)
+        redis.call('ZADD', K['owned'], 0, owned_entry(id, since, new_owner))
         -- a claim takes a slot of each capped value (§3.15; the search said
         -- whether a cap is declared, other scripts ask features)
         local capped = ctx.capped
         if capped == nil then capped = features()['caps'] == true end
         if holder == nil and capped then caps().hold(id, new) end
       else
-        redis.call('HDEL', K['holders'], id)
         caps().give(id, old, ctx)
       end
     end
   end
 
-  -- retention finds old tasks in `ready` by their ids; the others are listed
-  -- here, but for halted ones (in `halted-since`, by when they halted)
-  local old_retained = os ~= nil and os.retained and old_pool ~= K['ready'] and not os.halted
-  local new_retained = ns ~= nil and ns.retained and new_pool ~= K['ready'] and not ns.halted
+  -- retention finds old tasks in `ready` and `owned` by their ids; the others
+  -- are listed here, but for halted ones (in `halted-since`, by when they halted)
+  local old_retained = os ~= nil and os.retained and old_pool ~= K['ready'] and old_pool ~= K['leases']
+    and not os.halted
+  local new_retained = ns ~= nil and ns.retained and new_pool ~= K['ready'] and new_pool ~= K['leases']
+    and not ns.halted
   if old_retained ~= new_retained then
     if new_retained then redis.call('ZADD', K['retention'], 0, id) else redis.call('ZREM', K['retention'], id) end
   end
@@ -114,7 +118,7 @@ end
 -- pools (ready, waiting, leases), whatever the indexes said: an operation met
 -- an entry that disagrees with the record, which something else changed
 -- (docs/semantics.md §1.10). An owned record found elsewhere gets a lease that has
--- ended, so expire revokes it; its owners count follows `holders`.
+-- ended, so expire revokes it; its owners count follows `owned`.
 local function repair_pool(id, task, ctx)
   local shape = shape_of(task)
   leave_ready(id, K['ready'], id, ctx)
@@ -123,9 +127,9 @@ local function repair_pool(id, task, ctx)
     redis.call('ZREM', key, id)
   end
   drop_unicast(id, ctx)
-  local holder = holder_of(redis.call('HGET', K['holders'], id))
+  local member, holder = owned_holder(id)
   if holder then
-    redis.call('HDEL', K['holders'], id)
+    redis.call('ZREM', K['owned'], member)
     count_owner(holder, -1, ctx)
     caps().give(id, nil, ctx)
   end
