@@ -146,7 +146,7 @@ export const layoutVersion = '4';
  * repair drops them when it moves a queue to this layout (repair-start.lua).
  * `holders` (layout 3 and before: id -> `<claimed ms>:<worker>`) became `owned`.
  */
-export const retiredKeyNames = ['holders'] as const;
+const retiredKeyNames = ['holders'] as const;
 
 /**
  * workerOrderKey writes a worker id so that byte order is JavaScript's string order,
