@@ -155,7 +155,7 @@ describe('expire: retention', () => {
     expect(idOf(await eon.search({ meta: { kind: 'plain' } }))).toBe(idOf(plain));
     expect(await q.redis.zcard(q.key.owned)).toBe(502);
     q.clock.set('2023-10-20T00:00:02.001Z'); // past retention, the leases (30 s) run on
-    // counts alone (no step time): one call pages past them
+    // counts alone (no step time): the calls of the run go on past them, a batch a call
     await q.engine('etw', { cleanup: 1000, stepTime: 0 }).expire();
     expect(await eon.exists({ core: { [Label.Object]: idOf(plain) } })).toBe(false);
     expect(await q.redis.zcard(q.key.owned)).toBe(501);

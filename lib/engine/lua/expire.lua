@@ -70,23 +70,21 @@ end
 -- engine's next call of the run goes on after the last member this one
 -- visited (its answer), so a run gets past them however many there are.
 local owned_after = ARGV[ARG.expire.owned_after]
-while not spent do
-  local from = owned_after == '' and '-' or '(' .. owned_after
-  local members = redis.call('ZRANGEBYLEX', K['owned'], from, '(' .. cutoff, 'LIMIT', 0, batch)
-  for _, member in ipairs(members) do
-    local id = owned_id(member)
-    local task = load_task(id)
-    if task == nil then
-      orphans().forget(id, ctx)
-      redis.call('HDEL', K['tasks'], id)
-    elseif shape_of(task).retained then
-      remove_task(id, task, ctx)
-      deleted = deleted + 1
-    end
-    owned_after = member
-    if spend() then break end
+local members = spent and {} or redis.call('ZRANGEBYLEX', K['owned'], owned_after == '' and '-' or '(' .. owned_after,
+  '(' .. cutoff, 'LIMIT', 0, batch)
+if #members == batch then more = 1 end
+for _, member in ipairs(members) do
+  local id = owned_id(member)
+  local task = load_task(id)
+  if task == nil then
+    orphans().forget(id, ctx)
+    redis.call('HDEL', K['tasks'], id)
+  elseif shape_of(task).retained then
+    remove_task(id, task, ctx)
+    deleted = deleted + 1
   end
-  if #members < batch then break end
+  owned_after = member
+  if spend() then break end
 end
 
 -- Halted tasks retention may delete (not in `retention`: include/reindex.lua)

@@ -231,8 +231,9 @@ local function lean_claim(lean, now_text, expiry, expiry_ms)
   end
   redis.call('ZADD', K['leases'], expiry_ms, id)
   -- since: the call's instant, which the engine keeps with the claim and
-  -- sends with its completion (lean_complete)
-  redis.call('ZADD', K['owned'], '0', owned_entry(id, now_text, worker)) -- a string: Redis turns a number into one with printf
+  -- sends with its completion (lean_complete); the score a string: Redis
+  -- turns a number into one with printf
+  redis.call('ZADD', K['owned'], '0', owned_entry(id, now_text, worker))
   lean.delta = lean.delta + 1
   tell_claim(id, worker)
   return id, record, token
