@@ -40,6 +40,7 @@
 --- @include "delete-request"
 --- @include "folded-replay"
 --- @include "lean"
+--- @include "parking"
 --- @include "engine-args"
 
 -- the general delete and search, built on first use (delete-search.lua)
@@ -207,7 +208,18 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
     else
       local claimed, record, claim_token = nil, nil, nil
       if lean ~= nil and not parked[slot] then claimed, record, claim_token = lean_claim(lean, now_text, expiry, expiry_ms) end
-      if claimed ~= nil then
+      if claimed == nil and lean ~= nil and lean.empty and slot ~= '' and park_for ~= '' then
+        -- nothing to claim on a lean queue: the slot parks as the general
+        -- search's idle() parks it (no filters, not parked now: `parked`;
+        -- no waiting tasks, so no next due time), and the entry answers
+        -- 'none' as it does
+        now = now or tonumber(now_text)
+        parking().park(worker .. '\0' .. slot, now + tonumber(park_for), { '' })
+        replies[n + 1], replies[n + 2], replies[n + 3], replies[n + 4] = result, 'none', '', ''
+        replies[n + 5], replies[n + 6], replies[n + 7], replies[n + 8] = floors, '', '', ''
+        n = n + 8
+        memory[#memory + 1] = '{"r":' .. result .. ',"k":"none","i":"","f":"' .. floors .. '","d":"","m":"","b":""}'
+      elseif claimed ~= nil then
         -- a claim of the lean path answered in three values (each costs
         -- Redis about 1,000 instructions to convert): 'l1' or 'l0' (its
         -- delete's result), id, record; the engine reads it as kind 'task'

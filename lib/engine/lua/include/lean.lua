@@ -71,13 +71,14 @@ end
 -- completion of the call ended a task held for the worker; the share gate's
 -- reads of `owners`, the heads of `ready` and whether outcomes exist are
 -- read once
--- and `claims_most` how many claims the call may make (its entries).
+-- and `claims_most` how many claims the call may make (its entries);
+-- `empty` whether a claim found `ready` empty.
 local function new_lean(worker, worker_json, self_key, claims_most)
   -- every field the call may set is named, nil ones too: the table is made
   -- with room for all of them, where each field added later grew it again
   return { worker = worker, self_key = self_key, delta = 0, claims_most = claims_most, count = nil, stored = nil,
     before = nil, candidates = nil, heads = nil, head = nil, outcomes = nil, worker_json = worker_json, token_base = nil,
-    tokens = nil, held = nil, holder = nil }
+    tokens = nil, held = nil, holder = nil, empty = nil }
 end
 
 -- lean_complete deletes task `id` that the call's worker owns under `token`
@@ -196,7 +197,10 @@ local function lean_claim(lean, now_text, expiry, expiry_ms)
     end
     id = heads[lean.head]
   end
-  if id == nil then return nil end
+  if id == nil then
+    lean.empty = true -- nothing in `ready`: on a lean queue, nothing to claim anywhere
+    return nil
+  end
   local record = redis.call('HGET', K['tasks'], id)
   local task = nil
   if record and not lean_fresh(record) then
