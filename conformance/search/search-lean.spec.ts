@@ -1,5 +1,6 @@
 import type { Engine } from '../../lib/engine/engine.js';
 import { filterList, searchFor } from '../../lib/engine/runtime.js';
+import { leanClaimOf } from '../../lib/engine/search.js';
 import { Label } from '../../lib/task/label.js';
 import type { Task } from '../../lib/task/task.js';
 import { queueContents } from '../harness/queue-state.js';
@@ -52,6 +53,9 @@ describe('search: the lean claim and the general search agree', () => {
     });
     expect(pairs.map(([task]) => task?.meta?.n)).toEqual([undefined, 'a', 'b', undefined]);
     expect(pairs[1]![0]!.core?.[Label.Worker]).toBe('eon');
+    // the engine keeps the lean claim's record: its completion need not decode it
+    expect(leanClaimOf(pairs[1]![0]!)?.token).toBe(pairs[1]![0]!.core?.[Label.Token]);
+    expect(leanClaimOf(pairs[1]![1]!)).toBeUndefined();
   });
 
   it('keeps the owners counts and the share gate of several workers', async () => {

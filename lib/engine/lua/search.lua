@@ -16,7 +16,8 @@
            the task's id and record in the stored form (lib/task/codec.ts);
            floor: the new '<floor>:<base>';
            next due: the earliest due time of a waiting task, or '' (with 'none');
-           resume: with 'more', the resume argument of the next step;
+           resume: with 'more', the resume argument of the next step; with
+           'task', 'lean' when the lean claim made it (include/lean.lua);
            sequence back: '1' when the queue's sequence counter is below the
            floor (Redis went back in time): the engine walks again from the start
            Woken slots hear of it on the queue's signal channel (include/finish.lua)
@@ -46,7 +47,9 @@ if request.resume == '' and request.filters[1] == nil and next(request.skip) == 
   if id ~= nil then
     lean_counts(lean)
     remember(request.request, request.now, id .. ':' .. token)
-    return { answer('task', id, record, request.floor .. ':' .. request.base) }
+    -- resume 'lean': the engine keeps the record with the task, so its
+    -- completion need not decode it (lib/engine/search.ts leanClaim)
+    return { answer('task', id, record, request.floor .. ':' .. request.base, '', 'lean') }
   end
 end
 
