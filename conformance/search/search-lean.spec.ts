@@ -19,7 +19,10 @@ describe('search: the lean claim and the general search agree', () => {
   const lean = useQueue('2023-10-20T00:00:01Z');
   const general = useQueue('2023-10-20T00:00:01Z');
 
-  type Story = (q: TestQueue, search: (engine: Engine, slot?: string) => Promise<Task | undefined>) => Promise<void>;
+  type Story = (
+    q: TestQueue,
+    search: (engine: Engine, slot?: string) => Promise<Task | undefined>,
+  ) => Promise<void>;
 
   /** both runs the story on each queue, its searches one way each, and compares every key. */
   async function both(story: Story): Promise<[Task | undefined, Task | undefined][]> {
