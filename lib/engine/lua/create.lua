@@ -115,7 +115,7 @@ if ARGV[ARG.create.task] == '' then
   if plain or plain_but_parked() then
     if layout ~= '' then redis.call('SET', K['layout'], layout, 'NX') end
     local id = lean_store(now, record)
-    if not plain then wake_new(now) end
+    if not plain then wake_new(now, 1) end
     redis.call('HSET', K['requests'], key, number .. '|' .. ARGV[ARG.create_lean.now_ms] .. '|' .. id)
     return id
   end

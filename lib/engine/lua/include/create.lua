@@ -43,13 +43,13 @@ local function plain_but_parked()
     and plain_queue('roots', 'watched', 'filters', 'events', 'caps', 'rates', 'paused-queries')
 end
 
--- wake_new wakes a parked slot for a plain task the lean store put in
--- `ready`: what finish does after join_ready noted it claimable (no filter
+-- wake_new wakes parked slots for `count` plain tasks the lean store put in
+-- `ready`: what finish does after join_ready noted each claimable (no filter
 -- pools to match, no events stream to write: plain_but_parked)
-local function wake_new(now)
+local function wake_new(now, count)
   local ctx = new_context(now)
   ctx.untailed = true
-  ctx.claimable[1] = { target = '', filter_ids = {} }
+  for index = 1, count do ctx.claimable[index] = { target = '', filter_ids = {} } end
   finish(ctx)
 end
 
