@@ -75,6 +75,17 @@ describe('engine.createMany', () => {
     expect(await a.redis.hlen(a.key['parked-slots'])).toBe(0); // the slot was woken
   });
 
+  it('wakes a parked slot a task from the lean store, as creating each does (parked slots alone)', async () => {
+    const { a } = await both(
+      Array.from({ length: 3 }, (_, n) => ({ meta: { n: String(n) } })),
+      async (q, eon) => {
+        for (const slot of ['s1', 's2', 's3', 's4'])
+          await searchFor(eon, filterList([]), [], { slot, forMs: 60_000 });
+      },
+    );
+    expect(await a.redis.hlen(a.key['parked-slots'])).toBe(1); // three woken, one a task
+  });
+
   it('stores more tasks than a chunk holds, in order, one call a chunk', async () => {
     const q = many();
     const count = 2 * createManyChunk + 7;

@@ -161,6 +161,23 @@ describe('complete-claim: the lean path and the general one agree', () => {
     await agree(a, b);
   });
 
+  it('passes over a head of `ready` whose record was cut off (not a task: docs/semantics.md §1.10), as search does', async () => {
+    const [a, b] = [runtime(), serial()];
+    const [eonA, eonB] = [a.engine('eon'), b.engine('eon')];
+    for (const q of [a, b]) {
+      const maker = q.engine('maker');
+      const broken = await maker.create({ meta: { n: 'broken' } });
+      await maker.create({ meta: { n: 'plain' } });
+      await q.redis.hset(q.key.tasks, idOf(broken), '{"meta": {"n": "bro'); // written by something else
+    }
+    const noFilters = filterList([]);
+    const [first] = await claimTasks(eonA, noFilters, [parked(0)], []);
+    const [firstB] = await serialClaims(eonB, noFilters, [0]);
+    expect(firstB!.meta).toEqual({ n: 'plain' });
+    expect(answerOf(first!)).toEqual([idOf(firstB), firstB!.meta]);
+    await agree(a, b);
+  });
+
   it('claims records whose text names a map of four letters, or a label of that shape, as search would (include/lean.lua lean_fresh)', async () => {
     const [a, b] = [runtime(), serial()];
     const [eonA, eonB] = [a.engine('eon'), b.engine('eon')];

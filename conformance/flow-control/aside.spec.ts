@@ -185,6 +185,26 @@ describe('setting aside: caps and rate limits (lanes)', () => {
     expect(claimed).toBe(297);
   });
 
+  it('moves a lane’s tasks back in steps bounded by the step time too, and searches go on with the rest', async () => {
+    const q = queue();
+    // 1 µs: a script's refills stop after their first few tasks (include/pools.lua)
+    const eon = q.engine('eon', { stepTime: 0.001 });
+    await eon.setCap({ key: TENANT, concurrency: 1 });
+    await hot(q, 300);
+    const held = await eon.search();
+    expect(await eon.setCap({ key: TENANT, concurrency: 200 })).toBe(true);
+    // 64 a script by count alone: the clock cut the step after a few
+    const back = Number(await q.redis.zcard(q.key.ready));
+    expect(back).toBeGreaterThanOrEqual(8);
+    expect(back).toBeLessThan(64);
+    expect(await q.redis.zrange(q.key['aside-refill'], 0, -1)).toEqual([`${TENANT}\0hot`]);
+    let claimed = 0;
+    while ((await eon.search()) !== undefined) claimed++;
+    expect(claimed).toBe(199); // the cap's room: searches brought the rest back
+    await eon.delete(held!);
+    expect(await eon.search()).toBeDefined();
+  });
+
   it('lets the tasks of a closed rate window in when it reopens, as many as the limit', async () => {
     const q = queue();
     const eon = q.engine('eon');
@@ -485,6 +505,9 @@ describe('pause by query with workers', () => {
     expect(most).toBe(2);
     // the other tenants did not wait for the hot one
     expect(done.slice(0, 30).filter((tenant) => tenant !== 'hot').length).toBe(20);
+    // a handler is done before its completion reaches Redis: the workers
+    // stop once their last completions are written
+    await Promise.all(workers.map((worker) => worker.stop()));
     expect(
       await queue().redis.exists(
         queue().key.aside,

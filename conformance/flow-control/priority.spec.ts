@@ -4,6 +4,7 @@ import { has } from '../../lib/matcher/matcher.js';
 import { Label } from '../../lib/task/label.js';
 import type { Task } from '../../lib/task/task.js';
 import { formatTime } from '../../lib/task/time.js';
+import { deleteThenSearch, filterList } from '../../lib/engine/runtime.js';
 import { expectUnchanged } from '../harness/queue-state.js';
 import { idOf, useQueue } from '../harness/queue.js';
 import { next, useWorkerQueue } from '../harness/worker.js';
@@ -189,6 +190,23 @@ describe('priorities', () => {
     expect(await eon.search().then((claimed) => claimed?.meta?.['name'])).toBe('a');
     q.clock.set('2023-10-20T00:02:00Z');
     expect(await drain([eon])).toEqual(['high', 'b']);
+  });
+
+  it('claims a deferred task of a priority first once it falls due, in a worker’s completion too', async () => {
+    const q = queue();
+    const eon = q.engine('eon');
+    await eon.create(task('high', 3));
+    const high = await eon.search();
+    high!.cron = { [Label.Defer]: 'minute' };
+    await eon.delete(high!);
+    for (const name of ['a', 'b']) await eon.create(task(name));
+    const a = await eon.search();
+    expect(a?.meta?.['name']).toBe('a');
+    q.clock.set('2023-10-20T00:02:00Z');
+    // the completion's claim reads the queue's features before the search
+    // promotes the due task into `ready-prio`
+    const [outcome] = await deleteThenSearch(eon, [{ task: a!, filters: filterList([]) }]);
+    expect(outcome?.deleted && outcome.next?.meta?.['name']).toBe('high');
   });
 
   it('gives a revoked task back its place by priority (expire)', async () => {

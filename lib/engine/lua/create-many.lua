@@ -48,7 +48,12 @@ local plain = true
 for index = 1, count do
   if ARGV[FIRST + (index - 1) * TASK_ARGUMENTS + ARG.create_many_task.kind] ~= 'l' then plain = false break end
 end
-plain = plain and plain_for_create()
+-- a queue with parked slots: the lean store too, then a slot woken a task
+local waking = false
+if plain and not plain_for_create() then
+  waking = plain_but_parked()
+  plain = waking
+end
 -- the tasks the general path stores, decoded, and the checks of create.lua
 -- before any write
 local general = {}
@@ -96,6 +101,7 @@ for index = 1, count do
   end
 end
 if ctx ~= nil then finish(ctx) end
+if waking then wake_new(now, count) end
 local answer = table.concat(ids, ',')
 redis.call('HSET', K['requests'], key, number .. '|' .. ARGV[ARG.create_many.now_ms] .. '|' .. answer)
 return answer

@@ -111,9 +111,11 @@ if ARGV[ARG.create.task] == '' then
     local kept = kept_answer(redis.call('HGET', K['requests'], key), number)
     if kept ~= nil then return kept end
   end
-  if plain_for_create() then
+  local plain = plain_for_create()
+  if plain or plain_but_parked() then
     if layout ~= '' then redis.call('SET', K['layout'], layout, 'NX') end
     local id = lean_store(now, record)
+    if not plain then wake_new(now, 1) end
     redis.call('HSET', K['requests'], key, number .. '|' .. ARGV[ARG.create_lean.now_ms] .. '|' .. id)
     return id
   end

@@ -2,8 +2,10 @@
 -- create-many.lua.
 --- @include "features"
 --- @include "task"
+--- @include "owners"
 --- @include "roots"
 --- @include "reindex"
+--- @include "finish"
 --
 -- The lean path stores a plain task (an `any` task without cron, gate, root
 -- or `after`, not owned, not timed: the engine decides, lib/engine/create.ts
@@ -11,10 +13,12 @@
 -- record the engine encoded goes into `tasks` and the id into `ready`, and
 -- nothing is decoded. That is what reindex writes for such a task, when the
 -- queue has no roots or watched meta keys (reindex_leaves), no filters (the
--- wake-ups and pools of join_ready), no parked slot to wake (finish), no
--- events stream to add to (write_counts), and no cap, rate limit or paused
--- query (join_ready may set the task aside: docs/semantics.md §3.17). conformance/create/create-lean.spec.ts
--- compares every key after either path.
+-- wake-ups and pools of join_ready), no events stream to add to (write_counts), and no cap, rate limit or paused
+-- query (join_ready may set the task aside: docs/semantics.md §3.17). A
+-- queue with slots parked on it (any worker's that once waited) also takes
+-- the lean store, then wakes a slot as the general path would (wake_new).
+-- conformance/create/create-lean.spec.ts compares every key after either
+-- path.
 
 -- kept_answer: the answer kept in a `requests` value for this request
 -- number, or nil (include/request.lua; read without patterns)
@@ -30,6 +34,23 @@ end
 -- create writes is in use
 local function plain_for_create()
   return plain_queue('roots', 'watched', 'filters', 'parked-slots', 'events', 'caps', 'rates', 'paused-queries')
+end
+
+-- plain_but_parked: a queue that would be plain for a create but for the
+-- slots parked on it
+local function plain_but_parked()
+  return features()['parked-slots'] == true
+    and plain_queue('roots', 'watched', 'filters', 'events', 'caps', 'rates', 'paused-queries')
+end
+
+-- wake_new wakes parked slots for `count` plain tasks the lean store put in
+-- `ready`: what finish does after join_ready noted each claimable (no filter
+-- pools to match, no events stream to write: plain_but_parked)
+local function wake_new(now, count)
+  local ctx = new_context(now)
+  ctx.untailed = true
+  for index = 1, count do ctx.claimable[index] = { target = '', filter_ids = {} } end
+  finish(ctx)
 end
 
 -- lean_store stores a plain task's record under a new id, and returns the id

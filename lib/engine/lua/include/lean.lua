@@ -62,8 +62,11 @@ end
 -- of four letters that it also finds (`"rate":`) only sends the task to the
 -- decoding below. Ids in `ready` name records that the engine's scripts
 -- indexed, so the record is a task.
+-- A record cut off (written by something else: docs/semantics.md §1.10)
+-- does not end with the object's brace, and is decoded (and skipped).
 local function lean_fresh(record)
-  return record ~= '{}' and string.find(record, '"[cgnr][aoer][ortd][enot]":') == nil
+  return record ~= '{}' and string.byte(record, -1) == 125 -- '}'
+    and string.find(record, '"[cgnr][aoer][ortd][enot]":') == nil
 end
 
 -- lean: the state of one call. `worker`, `worker_json` (the worker as a JSON

@@ -19,9 +19,16 @@ end
 -- js_key writes a worker id so that byte order is JavaScript's string order
 -- (docs/semantics.md §3.2 sorts workers so): four hex digits per UTF-16 code unit.
 -- lib/engine/keys.ts workerOrderKey computes the same key for the calling worker.
+-- ASCII is one code unit a byte: one string.format writes every byte's
+-- digits (the loop below calls it once a character); string.byte answers
+-- the bytes on Lua's stack, so only for ids of ordinary length
 local function js_key(text)
+  local length = #text
+  if length <= 256 and not string.find(text, '[\128-\255]') then
+    return string.format(string.rep('00%02x', length), string.byte(text, 1, length))
+  end
   local digits = {}
-  local index, length = 1, #text
+  local index = 1
   while index <= length do
     local byte = string.byte(text, index)
     local point, size = byte, 1

@@ -7,6 +7,7 @@
 --- @include "features"
 --- @include "filters"
 --- @include "caps"
+--- @include "step"
 
 -- where a candidate waits: `leases` when owned, `waiting` until due, else a
 -- ready pool; the pool's key, with the member it has there. An `any` task
@@ -47,6 +48,7 @@ local function aside()
   -- how many tasks the refills of one script move back at most (searches go
   -- on with the rest through `aside-refill`, a few lanes a search)
   local REFILL_MOST = 64
+  local REFILL_BEFORE_CLOCK = 8
 
   -- head: the first member of a field in `aside`, or nil (members of a
   -- field whose value goes on with a NUL and more are skipped)
@@ -154,6 +156,9 @@ local function aside()
       if head == nil then return end
       ctx.refill_left = ctx.refill_left - 1
       M.back(head, ctx, field, false)
+      -- a task back costs several commands and a decoded record: past a
+      -- few, the step's time bounds the rest too (include/step.lua)
+      if REFILL_MOST - ctx.refill_left >= REFILL_BEFORE_CLOCK and step_spent() then ctx.refill_left = 0 end
     end
     if M.head(field) ~= nil then
       redis.call('ZADD', K['aside-refill'], 0, field)

@@ -361,7 +361,12 @@ local function search(request, ctx)
   local own, workers, before = share_inputs(worker, request.self_key, ctx)
   local with_cron = redis.call('ZCARD', K['ready-cron'])
   local unicast = redis.call('ZCARD', K['ready-uni'])
-  -- tasks with a priority (§3.13): a queue that has none asks nothing more
+  -- tasks with a priority (§3.13): a queue that has none asks nothing more.
+  -- Phase two may have promoted the first: use_feature set its field in the
+  -- features read (a call that read them before this search began, the
+  -- lean path's, saw no field)
+  local promoted_used = features(true)
+  if promoted_used ~= nil and promoted_used['ready-prio'] then maybe_prio = true end
   local with_prio = maybe_prio and redis.call('ZCARD', K['ready-prio']) or 0
   if workers > 1 then
     local candidates = redis.call('ZCARD', K['ready']) + with_cron + unicast + with_prio
