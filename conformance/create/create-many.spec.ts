@@ -1,9 +1,9 @@
 import type { Engine } from '../../lib/engine/engine.js';
 import { createManyChunk } from '../../lib/engine/create-many.js';
-import { splitRequest } from '../../lib/engine/create.js';
+import { prepareCreate, splitRequest } from '../../lib/engine/create.js';
 import { layoutVersion } from '../../lib/engine/keys.js';
 import { argv } from '../../lib/engine/lua/arguments.js';
-import { run } from '../../lib/engine/run.js';
+import { run, runRequest } from '../../lib/engine/run.js';
 import { engineContext, filterList, searchFor } from '../../lib/engine/runtime.js';
 import { TaskCronError, TaskLimitError, TaskMetaEmptyError } from '../../lib/errors.js';
 import type { UniqueCreate, UniqueOptions } from '../../lib/engine/unique.js';
@@ -163,30 +163,146 @@ describe('engine.createMany', () => {
     expect(await eon.createMany(chunk.slice(0, 2))).toHaveLength(2);
   });
 
-  it('answers a chunk sent again with the same ids, and writes nothing twice', async () => {
-    const q = many();
-    const context = engineContext(q.engine('eon'));
-    const now = context.clock();
-    const args = argv('create_many', {
+  it.each(['l', 'g'])(
+    'answers a chunk sent again with the same ids, and writes nothing twice (form %s)',
+    async (form) => {
+      // sent again, its form is prefixed with `r` (lib/engine/run.ts
+      // runRequest): only then does create-many.lua look for the answer kept
+      const q = many();
+      const context = engineContext(q.engine('eon'));
+      const now = context.clock();
+      const tasks = ['a', 'b'].flatMap((n) =>
+        form === 'l'
+          ? argv('create_many_plain', { record: encodeStored({ meta: { n } }) })
+          : argv('create_many_task', {
+              kind: 'l',
+              task: encodeStored({ meta: { n } }),
+              due_ms: '',
+              tick_p1_ms: '',
+              check_ms: '',
+            }),
+      );
+      const args = (mark: string) =>
+        argv('create_many', {
+          now_ms: now.getTime(),
+          form: mark + form,
+          layout: layoutVersion,
+          ...splitRequest('me:0:7'),
+        }).concat(tasks);
+      const answer = await run(context, 'createMany', args(''));
+      const before = await queueContents(q.redis, q.prefix);
+      expect(await run(context, 'createMany', args('r'))).toBe(answer);
+      expect(await queueContents(q.redis, q.prefix)).toEqual(before);
+      expect(await q.redis.zrange(q.key.ready, 0, -1)).toEqual(String(answer).split(','));
+    },
+  );
+});
+
+/** createManyGeneral stores tasks through create-many.lua's general form, every task decoded ('g'). */
+async function createManyGeneral(engine: Engine, tasks: Task[]): Promise<string[]> {
+  const context = engineContext(engine);
+  const now = context.clock();
+  const taskArgs = tasks.flatMap((task) =>
+    argv('create_many_task', { ...prepareCreate(task, now).args, kind: 'g' }),
+  );
+  const answer = (await runRequest(context, 'createMany', (request) =>
+    argv('create_many', {
       now_ms: now.getTime(),
+      form: 'g',
       layout: layoutVersion,
-      ...splitRequest('me:0:7'),
-    }).concat(
-      ['a', 'b'].flatMap((n) =>
-        argv('create_many_task', {
-          kind: 'l',
-          task: encodeStored({ meta: { n } }),
-          due_ms: '',
-          tick_p1_ms: '',
-          check_ms: '',
-        }),
+      ...splitRequest(request),
+    }).concat(taskArgs),
+  )) as string;
+  return answer.split(',');
+}
+
+// create-many.lua's lean form (a chunk of plain tasks: one INCRBY, HSET and
+// ZADD, include/create.lua lean_store_many) and its general form (each task
+// through reindex) leave the same keys.
+describe('createMany: the lean form and the general one agree', () => {
+  const lean = useQueue('2023-10-20T00:00:01Z');
+  const general = useQueue('2023-10-20T00:00:01Z');
+  const plain = (count: number): Task[] =>
+    Array.from({ length: count }, (_, n): Task =>
+      n % 3 === 1
+        ? { meta: { n: String(n), o: 'x' }, core: { [Label.Cancel]: '3' } }
+        : { meta: { n: String(n) } },
+    );
+
+  /** both sets the same queue up twice, stores the tasks each way, and compares every key. */
+  async function both(
+    tasks: Task[],
+    setUp: (q: TestQueue, eon: Engine) => Promise<void> = async () => {},
+  ) {
+    const [a, b] = [lean(), general()];
+    const [eonA, eonB] = [a.engine('eon'), b.engine('eon')];
+    await setUp(a, eonA);
+    await setUp(b, eonB);
+    const stored = await eonA.createMany(tasks.map((task) => structuredClone(task)));
+    expect(stored.map(idOf)).toEqual(
+      await createManyGeneral(
+        eonB,
+        tasks.map((task) => structuredClone(task)),
       ),
     );
-    const answer = await run(context, 'createMany', args);
-    const before = await queueContents(q.redis, q.prefix);
-    expect(await run(context, 'createMany', args)).toBe(answer);
-    expect(await queueContents(q.redis, q.prefix)).toEqual(before);
-    expect(await q.redis.zrange(q.key.ready, 0, -1)).toEqual(String(answer).split(','));
+    // every key but the answers kept for requests (each engine has its own instance)
+    expect(await queueContents(a.redis, a.prefix, ['requests'])).toEqual(
+      await queueContents(b.redis, b.prefix, ['requests']),
+    );
+    return { a, stored, eonA };
+  }
+
+  it('in a plain queue', async () => {
+    const { a } = await both(plain(5));
+    expect(await a.redis.exists(a.key.features)).toBe(0);
+  });
+
+  it('a whole chunk, its ids across hundreds of the sequence', async () => {
+    const { stored } = await both(plain(createManyChunk), async (q) => {
+      await q.redis.set(q.key.sequence, '37');
+    });
+    expect(stored.map((task) => idOf(task).slice(-3))).toEqual(
+      Array.from({ length: createManyChunk }, (_, n) => String(38 + n).padStart(3, '0')),
+    );
+  });
+
+  it('past a sequence number of 12 digits (the id grows a digit)', async () => {
+    const { stored } = await both(plain(12), async (q) => {
+      await q.redis.set(q.key.sequence, '999999999995');
+    });
+    expect(stored.map((task) => idOf(task).split('-')[1])).toEqual([
+      ...['999999999996', '999999999997', '999999999998', '999999999999'],
+      ...Array.from({ length: 8 }, (_, n) => String(1_000_000_000_000 + n)),
+    ]);
+  });
+
+  it('with parked slots to wake (parked-slots)', async () => {
+    const { a } = await both(plain(3), async (q, eon) => {
+      for (const slot of ['s1', 's2', 's3', 's4'])
+        await searchFor(eon, filterList([]), [], { slot, forMs: 60_000 });
+    });
+    expect(await a.redis.hlen(a.key['parked-slots'])).toBe(1); // three woken, one a task
+  });
+
+  it('with a known filter and its parked slot (filters)', async () => {
+    const { a } = await both(plain(3), async (q, eon) => {
+      await searchFor(eon, filterList([{ meta: { n: '2' } }]), [], { slot: 's1', forMs: 60_000 });
+    });
+    expect(await a.redis.hlen(a.key['parked-slots'])).toBe(0); // woken by task 2
+  });
+
+  it('while someone reads the events stream (events)', async () => {
+    const { eonA } = await both(plain(3), async (q, eon) => {
+      await eon.events();
+    });
+    expect((await eonA.events()).filter((event) => event.kind === 'created')).toHaveLength(3);
+  });
+
+  it('with a root some leaf has (roots, watched)', async () => {
+    const { a } = await both(plain(3), async (q, eon) => {
+      await eon.create({ meta: { k: 'leaf' }, root: { n: '1' } });
+    });
+    expect(await a.redis.zcard(a.key['meta-tasks'])).toBeGreaterThan(0); // 1 listed by its meta
   });
 });
 
@@ -342,27 +458,29 @@ describe('engine.createMany with unique', () => {
         meta: { n },
         node: { [Label.Method]: 'any' },
       });
-    const args = argv('create_many', {
-      now_ms: now.getTime(),
-      layout: layoutVersion,
-      ...splitRequest('me:0:8'),
-    }).concat(
-      ['u', 'v'].flatMap((n) =>
-        argv('create_many_task', {
-          kind: 'uskip\0' + '0',
-          task: task(n),
-          due_ms: '',
-          tick_p1_ms: '',
-          check_ms: '',
-        }),
-      ),
-    );
-    const answer = String(await run(context, 'createMany', args));
+    const args = (form: string) =>
+      argv('create_many', {
+        now_ms: now.getTime(),
+        form,
+        layout: layoutVersion,
+        ...splitRequest('me:0:8'),
+      }).concat(
+        ['u', 'v'].flatMap((n) =>
+          argv('create_many_task', {
+            kind: 'uskip\0' + '0',
+            task: task(n),
+            due_ms: '',
+            tick_p1_ms: '',
+            check_ms: '',
+          }),
+        ),
+      );
+    const answer = String(await run(context, 'createMany', args('g')));
     const [created, skipped] = answer.split(',');
     expect(created).toMatch(/^created /);
     expect(skipped).toBe(created?.replace('created', 'skipped'));
     const before = await queueContents(q.redis, q.prefix);
-    expect(await run(context, 'createMany', args)).toBe(answer);
+    expect(await run(context, 'createMany', args('rg'))).toBe(answer);
     expect(await queueContents(q.redis, q.prefix)).toEqual(before);
   });
 });

@@ -39,6 +39,29 @@ async function expectCreatedOnce(q: TestQueue, eon: Engine): Promise<void> {
   expect(stored.map((task) => task.core?.[Label.Object])).toEqual([created.core?.[Label.Object]]);
 }
 
+/**
+ * expectCreatedManyOnce: a createMany chunk whose reply is lost stores its
+ * tasks once, and answers with them: a chunk of plain tasks (the lean form)
+ * and one with a task of the general path.
+ */
+async function expectCreatedManyOnce(q: TestQueue, eon: Engine): Promise<void> {
+  await eon.createMany([{ meta: { k: 'warm-up' } }]); // connected, script loaded
+  const chunks = [
+    [{ meta: { k: 'a' } }, { meta: { k: 'b' } }],
+    [{ meta: { k: 'c' } }, { meta: { k: 'd' }, cron: { [Label.Exact]: '2023-10-20T01:00:00Z' } }],
+  ];
+  for (const [sent, chunk] of chunks.entries()) {
+    proxy.dropNextReply();
+    const created = await eon.createMany(chunk);
+    expect(proxy.dropped).toBe(sent + 1);
+    const stored = await q.engine('aux').lister({ meta: { k: '*' } });
+    const ids = (k: string) =>
+      stored.filter((task) => task.meta?.['k'] === k).map((task) => task.core?.[Label.Object]);
+    for (const [index, task] of chunk.entries())
+      expect(ids(task.meta.k)).toEqual([created[index]?.core?.[Label.Object]]);
+  }
+}
+
 /** expectClaimedOnce: a search whose reply is lost claims one task, the one it answers with. */
 async function expectClaimedOnce(q: TestQueue, eon: Engine): Promise<void> {
   await eon.create({ meta: { k: 'a' } });
@@ -90,6 +113,11 @@ describe('a write whose reply was lost', () => {
   it('create: stores one task, and answers with it', async () => {
     const q = queue();
     await expectCreatedOnce(q, q.engine('eon', { redis: proxy.url }));
+  });
+
+  it('createMany: stores each task of a chunk once, and answers with them', async () => {
+    const q = queue();
+    await expectCreatedManyOnce(q, q.engine('eon', { redis: proxy.url }));
   });
 
   it('search: claims one task, the one it answers with', async () => {
@@ -219,6 +247,11 @@ describe('a write whose call failed for want of a connection', () => {
   it('create: is sent again with the same request, stores one task and answers with it', async () => {
     const q = queue();
     await expectCreatedOnce(q, throughProxy(q, { maxRetriesPerRequest: 0 }));
+  });
+
+  it('createMany: is sent again with the same request, stores each task once and answers with them', async () => {
+    const q = queue();
+    await expectCreatedManyOnce(q, throughProxy(q, { maxRetriesPerRequest: 0 }));
   });
 
   it('search: answers with the claim it made, so nobody owns a task without knowing', async () => {

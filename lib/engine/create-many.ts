@@ -22,7 +22,7 @@ import {
   type UniqueCreate,
   type UniqueOptions,
 } from './unique.js';
-import { argv } from './lua/arguments.js';
+import { argumentNames, argv } from './lua/arguments.js';
 
 /**
  * How many tasks one create-many script call stores at most: the call's
@@ -30,6 +30,12 @@ import { argv } from './lua/arguments.js';
  * chunk of plain tasks keeps Redis busy for well under a millisecond.
  */
 export const createManyChunk = 100;
+
+/**
+ * The argument create-many.lua reads prefixed with `r` on a send that may
+ * find the chunk stored already (only such a send looks for a kept answer).
+ */
+const formAt = argumentNames('create_many').indexOf('form');
 
 /** CreateManyOptions configure `engine.createMany`. */
 export interface CreateManyOptions {
@@ -124,30 +130,41 @@ async function createChunk(
   now: Date,
 ): Promise<UniqueCreate[]> {
   const ends = chunk.map(({ stored }) => beginCreate(context, stored));
-  // a unique task takes the general path, its kind `u<mode>\0<ttl>` (create-many.lua)
-  const taskArgs = chunk.flatMap(({ stored, args, unique }, index) =>
-    unique === undefined && leanCreatable(stored, args)
-      ? argv('create_many_task', {
-          kind: 'l',
-          task: encodeStored(stored),
-          due_ms: '',
-          tick_p1_ms: '',
-          check_ms: '',
-        })
-      : argv('create_many_task', {
-          ...args,
-          kind: unique === undefined ? 'g' : `u${unique.argument}`,
-          task: ends[index] === undefined ? args.task : encodeTask(stored),
-        }),
+  // a chunk of plain tasks takes the lean form, a record a task; a unique
+  // task takes the general path, its kind `u<mode>\0<ttl>` (create-many.lua)
+  const lean = chunk.every(
+    ({ stored, args, unique }) => unique === undefined && leanCreatable(stored, args),
   );
+  const taskArgs = lean
+    ? chunk.flatMap(({ stored }) => argv('create_many_plain', { record: encodeStored(stored) }))
+    : chunk.flatMap(({ stored, args, unique }, index) =>
+        unique === undefined && leanCreatable(stored, args)
+          ? argv('create_many_task', {
+              kind: 'l',
+              task: encodeStored(stored),
+              due_ms: '',
+              tick_p1_ms: '',
+              check_ms: '',
+            })
+          : argv('create_many_task', {
+              ...args,
+              kind: unique === undefined ? 'g' : `u${unique.argument}`,
+              task: ends[index] === undefined ? args.task : encodeTask(stored),
+            }),
+      );
   let answer: string;
   try {
-    answer = (await runRequest(context, 'createMany', (request) =>
-      argv('create_many', {
-        now_ms: now.getTime(),
-        layout: layoutArg(context),
-        ...splitRequest(request),
-      }).concat(taskArgs),
+    answer = (await runRequest(
+      context,
+      'createMany',
+      (request) =>
+        argv('create_many', {
+          now_ms: now.getTime(),
+          form: lean ? 'l' : 'g',
+          layout: layoutArg(context),
+          ...splitRequest(request),
+        }).concat(taskArgs),
+      formAt,
     )) as string;
   } catch (error) {
     for (const end of ends) end?.(undefined, error);

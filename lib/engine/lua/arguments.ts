@@ -85,12 +85,16 @@ export const scriptArguments = {
   },
   create_many: {
     now_ms: "the engine's clock, ms since the epoch",
+    form: "'l': a create_many_plain list a task (a chunk of plain tasks only), 'g': a create_many_task list a task; `r` before it when the request may have run already (create-many.lua: only such a send looks for a kept answer)",
     layout: "the layout version the engine writes when the queue has none, or ''",
     request_key: '`<instance>:<slot>` of the idempotent request (one per chunk)',
     request_number: 'its number',
   },
+  create_many_plain: {
+    record: 'the task in the stored form (lib/task/codec.ts encodeStored)',
+  },
   create_many_task: {
-    kind: "'l' (lean), 'g' (general) or 'u<mode>\\0<ttl ms>' (unique)",
+    kind: "'l' (a plain task), 'g' (general) or 'u<mode>\\0<ttl ms>' (unique)",
     task: "the stored form ('l'), else JSON of the validated task",
     due_ms: "create's due_ms ('' with 'l')",
     tick_p1_ms: "create's tick_p1_ms ('' with 'l')",

@@ -55,10 +55,36 @@ end
 
 -- lean_store stores a plain task's record under a new id, and returns the id
 local function lean_store(now, record)
-  local id = string.format('%013d-%012d', now, redis.call('INCR', K['sequence']))
+  local id = new_id(now)
   redis.call('HSET', K['tasks'], id, record)
   redis.call('ZADD', K['ready'], 0, id)
   return id
+end
+
+-- lean_store_many stores `count` plain tasks under new ids, in order, their
+-- records in the create_many_plain lists after ARGV[first] (create-many.lua's
+-- lean form), and returns the ids joined by ','. One command per key: a
+-- command costs the script more than the fields it carries. The ids are
+-- consecutive: each is its hundred's id (object_id) with the last two digits
+-- put in place, as a string.format costs Redis several concatenations.
+local function lean_store_many(now, first, count)
+  local number = redis.call('INCRBY', K['sequence'], count) - count
+  local digits = { [0] = '0', '1', '2', '3', '4', '5', '6', '7', '8', '9' }
+  -- one table, no other a task: id, record, … for HSET, then id, '0', …
+  -- for ZADD (after its first score), then id, ',', … for the answer
+  local list, head = {}, nil
+  for index = 1, count do
+    local at = number + index
+    local units, hundredth = at % 10, at % 100
+    if head == nil or hundredth == 0 then head = string.sub(object_id(now, at), 1, -3) end
+    list[2 * index - 1] = head .. digits[(hundredth - units) / 10] .. digits[units]
+    list[2 * index] = ARGV[first + (index - 1) * #ARG.create_many_plain + ARG.create_many_plain.record]
+  end
+  redis.call('HSET', K['tasks'], unpack(list))
+  for index = 2, 2 * count, 2 do list[index] = '0' end
+  redis.call('ZADD', K['ready'], '0', unpack(list, 1, 2 * count - 1))
+  for index = 2, 2 * count, 2 do list[index] = ',' end
+  return table.concat(list, '', 1, 2 * count - 1)
 end
 
 -- decode_new: a new task from the stored form the engine encoded (the lean

@@ -291,8 +291,13 @@ local function sequence_of(id)
   return tonumber(string.sub(id, 15))
 end
 
+-- object_id: the id of the task stored at now_ms under number `number` of `sequence`
+local function object_id(now_ms, number)
+  return string.format('%013d-%012d', now_ms, number)
+end
+
 local function new_id(now_ms)
-  return string.format('%013d-%012d', now_ms, redis.call('INCR', K['sequence']))
+  return object_id(now_ms, redis.call('INCR', K['sequence']))
 end
 
 -- bytes_less: a < b comparing bytes. Lua's `<` on strings uses strcoll, and
