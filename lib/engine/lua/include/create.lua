@@ -57,7 +57,7 @@ end
 local function lean_store(now, record)
   local id = new_id(now)
   redis.call('HSET', K['tasks'], id, record)
-  redis.call('ZADD', K['ready'], 0, id)
+  redis.call('ZADD', K['ready'], '0', id)
   return id
 end
 
