@@ -5,7 +5,7 @@ import { formatTime } from '../task/time.js';
 import { validateFilter } from '../task/validate.js';
 import { assertOpen, readClock, type EngineContext } from './context.js';
 import { filterList, noFilters, type FilterList } from './filters.js';
-import { argv, type ArgumentValues } from './lua/arguments.js';
+import { argumentNames, argv, type ArgumentValues } from './lua/arguments.js';
 import { runRequest } from './run.js';
 
 /** SearchReply is what the search script answers (see search.lua). */
@@ -60,8 +60,11 @@ export async function searchWith(
   if (pruning !== undefined) await pruning;
   let resume = '';
   for (;;) {
-    const reply = (await runRequest(context, 'search', (request) =>
-      searchArgs(context, filters, nowMs, request, exclude, resume, parking),
+    const reply = (await runRequest(
+      context,
+      'search',
+      (request) => searchArgs(context, filters, nowMs, request, exclude, resume, parking),
+      searchSentAgainAt,
     )) as SearchReply;
     const outcome = readSearchReply(context, reply, nowMs, filters.set);
     if (outcome === more) resume = reply[5];
@@ -69,6 +72,9 @@ export async function searchWith(
     else return outcome;
   }
 }
+
+/** Where a search's request is in its arguments: sent again, it is prefixed with `r` (run.ts runRequest). */
+const searchSentAgainAt = argumentNames('search').indexOf('request');
 
 /** When the lease of a task a search claimed ends (engine ms), by the task object it returned. */
 const leaseEnds = new WeakMap<Task, number>();

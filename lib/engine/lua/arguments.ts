@@ -303,7 +303,8 @@ export const scriptArguments = {
     filter_ids: "the filters' ids (lib/engine/filters.ts), each followed by ','",
     slot: "the worker runtime's slot that searches, or ''",
     park_until: "'' or a deadline (ms): with no work, the slot parks until then",
-    request: 'the idempotent request (include/request.lua)',
+    request:
+      'the idempotent request (include/request.lua), `r` before it when it may have run already (search.lua: only such a send looks for a kept answer)',
   },
   stats: {
     now_ms: "the engine's clock, ms since the epoch",

@@ -8,7 +8,8 @@
            these filters, up to <base> for any filters (lib/engine/broadcast-ledger.ts);
            park_until: with no work, the slot parks until a task it may take
            comes, or this deadline passes; request: a claim sent again answers
-           the same task, and claims no other
+           the same task, and claims no other (prefixed with `r` when sent
+           again: only then is a kept answer looked for)
 
   Returns  { kind, id, record, floor, next due, resume, sequence back }
            kind 'broadcast' (nothing written), 'task' (claimed), 'none', or
@@ -31,7 +32,7 @@
 --- @include "lean"
 
 local request = search_request(0)
-local kept = replayed(request.request)
+local kept = request.again and replayed(request.request) or nil
 if kept ~= nil then return { replay_claim(kept, request) } end
 
 -- a plain queue and a search with nothing but a slot (a slot woken for a

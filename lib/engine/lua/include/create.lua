@@ -6,6 +6,7 @@
 --- @include "roots"
 --- @include "reindex"
 --- @include "finish"
+--- @include "wake-one"
 --
 -- The lean path stores a plain task (an `any` task without cron, gate, root
 -- or `after`, not owned, not timed: the engine decides, lib/engine/create.ts
@@ -45,8 +46,10 @@ end
 
 -- wake_new wakes parked slots for `count` plain tasks the lean store put in
 -- `ready`: what finish does after join_ready noted each claimable (no filter
--- pools to match, no events stream to write: plain_but_parked)
+-- pools to match, no events stream to write: plain_but_parked); one task
+-- through wake_one when it can
 local function wake_new(now, count)
+  if count == 1 and wake_one(now) then return end
   local ctx = new_context(now)
   ctx.untailed = true
   for index = 1, count do ctx.claimable[index] = { target = '', filter_ids = {} } end

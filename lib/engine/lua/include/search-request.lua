@@ -51,7 +51,15 @@ local function search_request(first)
     slot = ARGV[first + ARG.search.slot],
     park_until = ARGV[first + ARG.search.park_until],
     request = ARGV[first + ARG.search.request],
+    again = false,
   }
+  -- the request is prefixed with `r` when it may have run already (sent
+  -- again by the engine or by ioredis: lib/engine/run.ts runRequest); only
+  -- such a send can find its answer kept, as a request id is never taken
+  -- twice. A request id starts with the engine's UUID, never with `r`.
+  if string.byte(request.request) == 114 then -- 'r'
+    request.request, request.again = string.sub(request.request, 2), true
+  end
   read_filters(request, ARGV[first + ARG.search.filters], ARGV[first + ARG.search.filter_ids])
   return request
 end
