@@ -5,8 +5,9 @@
 // script at a time, so the probe is timed only between other scripts. This
 // meter is a process that sleeps 1 ms at a time (host-stall-meter.js) and
 // notes each wake-up that came late: a stall of the host, or of its own
-// process on a crowded machine (BENCH_RENICE, when set, raises its priority
-// as Redis's, so that only the host's stalls remain).
+// process on a crowded machine. BENCH_RENICE raises its priority as Redis's;
+// BENCH_REALTIME runs it at the real-time priority one above Redis's
+// (setup.js), so that only the host's stalls remain.
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 
@@ -19,11 +20,15 @@ const STALL_MS = 4;
  * in time order, with `longest` (ms, 0 for none).
  */
 export function watchHost() {
-  const meter = spawn(
+  const command = [
     process.execPath,
-    [new URL('./host-stall-meter.js', import.meta.url).pathname, String(STALL_MS)],
-    { stdio: ['ignore', 'pipe', 'ignore'] },
-  );
+    new URL('./host-stall-meter.js', import.meta.url).pathname,
+    String(STALL_MS),
+  ];
+  const realtime = process.env.BENCH_REALTIME;
+  if (realtime !== undefined && realtime !== '')
+    command.unshift('chrt', '-f', String(Number(realtime) + 1));
+  const meter = spawn(command[0], command.slice(1), { stdio: ['ignore', 'pipe', 'ignore'] });
   const nice = process.env.BENCH_RENICE;
   if (nice !== undefined && nice !== '' && meter.pid !== undefined) {
     try {
@@ -34,7 +39,11 @@ export function watchHost() {
   }
   let text = '';
   meter.stdout.on('data', (chunk) => (text += chunk.toString()));
-  const exited = new Promise((resolve) => meter.once('exit', resolve));
+  // (a meter that could not start, `chrt` missing say, sees no stall)
+  const exited = new Promise((resolve) => {
+    meter.once('exit', resolve);
+    meter.once('error', resolve);
+  });
   return {
     async stop() {
       meter.kill('SIGKILL');
