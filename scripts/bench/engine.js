@@ -16,6 +16,10 @@
 //                  1 with --quick)
 // BENCH_RENICE=<n> runs the embedded Redis at that nice value (say -15, as root;
 // compare.js too): on a shared machine a script is then interrupted less often.
+// BENCH_REALTIME=<n> runs its main thread at that real-time priority (SCHED_FIFO,
+// say 10, as root): no process of the machine interrupts a script, and the
+// host-stall meter (lib/host-stalls.js) runs one above it: a slow script
+// is then its own work or a stall of the host, which the meter sees.
 // BENCH_SHOW_OVER=<µs> prints each script of an adversarial row that took that
 // long or longer (SLOWLOG), with its arguments: which step of which call it was.
 import { Engine, Label } from '../../dist/index.js';
@@ -300,7 +304,9 @@ const body = [
   '',
   `Measured ${bench.facts.date} with \`${command}\` (\`npm run bench\`) on ${bench.facts.machine}; ` +
     `Node ${bench.facts.node}, Redis ${bench.facts.redis} (embedded, no persistence` +
-    `${bench.facts.nice === undefined ? '' : `, at nice ${bench.facts.nice}`}), client and server on one machine.`,
+    `${bench.facts.nice === undefined ? '' : `, at nice ${bench.facts.nice}`}` +
+    `${bench.facts.realtime === undefined ? '' : `, at real-time priority ${bench.facts.realtime}`}), ` +
+    'client and server on one machine.',
   '',
   ...sections.flatMap((section) => [section, '']),
 ].join('\n');

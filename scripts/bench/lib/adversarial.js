@@ -75,7 +75,14 @@ export async function adversarialSection(bench, { depths, rounds, rows = allRows
       await queue.close();
       prepared.set(depth, { prefix: queue.prefix, state });
       // what the row's set-up cost counts with its rounds
-      best.set(depth, { ops: 0, worst, p999: worst.p999, stall: worst.stall, probe: worst.probe });
+      best.set(depth, {
+        ops: 0,
+        worst,
+        p999: worst.p999,
+        stall: worst.stall,
+        probe: worst.probe,
+        host: worst.host.longest,
+      });
     }
     for (let round = 0; round < rounds; round++) {
       for (const depth of depths) {
@@ -90,7 +97,8 @@ export async function adversarialSection(bench, { depths, rounds, rows = allRows
           `adversarial ${row.name} at ${number(depth)}: ${number(result.ops)} ${row.unit}; ${result.also ?? ''}\n` +
             `  slowest script ${worst.name} ${ms(worst.us)}, 99.9th percentile ${ms(worst.p999)} ` +
             `of ${number(worst.scripts)} scripts, slowest constant-time command ${ms(worst.stall)}, ` +
-            `probe ${ms(worst.probe.median)} (slowest ${ms(worst.probe.max)})` +
+            `probe ${ms(worst.probe.median)} (slowest ${ms(worst.probe.max)}), ` +
+            `host stalls of 4 ms or more ${worst.host.stalls.length} (longest ${number(worst.host.longest, 2)} ms)` +
             `${worst.lost ? ' (the log overflowed)' : ''}; slowest of each: ` +
             [...worst.byName].map(([script, us]) => `${script} ${ms(us)}`).join(', '),
         );
@@ -105,6 +113,7 @@ export async function adversarialSection(bench, { depths, rounds, rows = allRows
             median: Math.max(worst.probe.median, kept.probe.median),
             max: Math.max(worst.probe.max, kept.probe.max),
           },
+          host: Math.max(worst.host.longest, kept.host),
         });
       }
     }
@@ -124,6 +133,7 @@ function render(results, depths, rounds) {
   let p999AtHigh = { us: 0, row: '' };
   let stallAtHigh = 0;
   let probeAtHigh = 0;
+  let hostAtHigh = 0;
   let worstRatio = { ratio: Infinity, row: '' };
   for (const row of allRows) {
     const at = results.get(row.name);
@@ -139,6 +149,7 @@ function render(results, depths, rounds) {
       ms(b.p999),
       ms(b.stall),
       `${ms(b.probe.median)} → ${ms(b.probe.max)}`,
+      b.host === 0 ? '–' : `${number(b.host, 2)} ms`,
     ]);
     notes.push(
       `- **${row.name}**: ${row.setup}.` +
@@ -151,6 +162,7 @@ function render(results, depths, rounds) {
     if (b.p999 > p999AtHigh.us) p999AtHigh = { us: b.p999, row: row.name };
     stallAtHigh = Math.max(stallAtHigh, b.stall);
     probeAtHigh = Math.max(probeAtHigh, b.probe.max);
+    hostAtHigh = Math.max(hostAtHigh, b.host);
     // a row may measure what its records cost to read at all (its floor)
     const floor = a.floor && b.floor ? b.floor / a.floor : undefined;
     if (ratio < worstRatio.ratio) worstRatio = { ratio, row: row.name, floor };
@@ -166,7 +178,8 @@ function render(results, depths, rounds) {
       [
         `no script over ${SCRIPT_MOST_MS} ms at ${short(high)} in any row`,
         `slowest: ${ms(worstAtHigh.us)} (${worstAtHigh.name}, ${worstAtHigh.row}), while a ` +
-          `constant-time command took up to ${ms(stallAtHigh)} and the probe up to ${ms(probeAtHigh)}; ` +
+          `constant-time command took up to ${ms(stallAtHigh)}, the probe up to ${ms(probeAtHigh)} and ` +
+          `the host stood still up to ${number(hostAtHigh, 2)} ms; ` +
           '99.9th percentile at most ' +
           `${ms(p999AtHigh.us)} (${p999AtHigh.row})`,
         `${within(worstAtHigh.us) ? 'met' : 'missed'} by the slowest; ` +
@@ -198,7 +211,10 @@ function render(results, depths, rounds) {
     '`ZADD`): when that took milliseconds, Redis stood still, whatever it was running. The probe is a script ' +
     'of fixed work (a loop, no keys) run every 20 ms beside the row and timed inside Redis: its median, and ' +
     'its slowest run; what that took beyond the median is time the host did not give Redis, and any script ' +
-    'running then took as much longer. * marks a figure from a log that overflowed.\n\n' +
+    'running then took as much longer; it sees only the stalls that fall in its own run. The host stall is ' +
+    'the longest the host stood still while the row ran at that depth: a process beside Redis that sleeps 1 ms ' +
+    'at a time woke that much late (4 ms or more; – for none); a script running then took as much longer, ' +
+    'whatever its work (scripts/bench/lib/host-stalls.js). * marks a figure from a log that overflowed.\n\n' +
     table(
       [
         'path',
@@ -210,6 +226,7 @@ function render(results, depths, rounds) {
         '99.9th pct',
         'stall',
         'probe',
+        'host stall',
       ],
       tableRows,
     ) +

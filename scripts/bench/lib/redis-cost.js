@@ -3,6 +3,7 @@
 // engine's scripts by name (the approach of conformance/harness/counting.ts).
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { watchHost } from './host-stalls.js';
 import { scripts } from '../../../dist/engine/lua/scripts.js';
 
 const nameBySha = new Map(Object.entries(scripts).map(([name, script]) => [script.sha, name]));
@@ -64,8 +65,10 @@ const READ_EVERY = 100;
  * The probe: a script of fixed work (a loop, no keys), run every PROBE_EVERY_MS
  * beside a row on a connection of its own, timed inside Redis (TIME before
  * and after the loop). Its work never changes, so what it took beyond its
- * median is time Redis did not run while a script ran: the host's share of
- * any script's figure. About 0.2 ms a run: 1 % of Redis's time.
+ * median is time Redis did not run while it ran. About 0.2 ms a run: 1 % of
+ * Redis's time. It sees only the stalls that fall in its own run (Redis runs
+ * one script at a time): those during other scripts the host meter sees
+ * (host-stalls.js).
  */
 const PROBE = `local before = redis.call('TIME')
 local sum = 0
@@ -112,7 +115,9 @@ const SHOW_OVER_US = Number(process.env.BENCH_SHOW_OVER ?? 0);
  * - `byName`: the slowest of each script, `scripts`: how many ran (INFO
  *   commandstats), `lost` when the log overflowed between two reads (the
  *   figures may then miss some);
- * - `probe`: the median and slowest run of the probe (PROBE) meanwhile.
+ * - `probe`: the median and slowest run of the probe (PROBE) meanwhile;
+ * - `host`: the stalls of the host meanwhile (host-stalls.js): `stalls`,
+ *   `longest` (ms).
  * Redis logs the commands a script calls too; only scripts count here, and
  * not the probe.
  */
@@ -130,6 +135,7 @@ export async function slowest(redis, action) {
     lost: false,
     scripts: 0,
     probe: { median: 0, max: 0 },
+    host: { stalls: [], longest: 0 },
   };
   let lastId = -1;
   // never RESET while the row runs: what arrived between a read and a reset would be lost
@@ -165,6 +171,7 @@ export async function slowest(redis, action) {
     reading = reading.then(read);
   }, READ_EVERY);
   const before = await scriptCalls(redis);
+  const host = watchHost();
   let stopProbe = () => {};
   const probing = probeWhile(redis, new Promise((resolve) => (stopProbe = resolve)));
   try {
@@ -174,9 +181,14 @@ export async function slowest(redis, action) {
     stopProbe();
     const times = await probing;
     worst.probe = { median: times[Math.floor(times.length / 2)] ?? 0, max: times.at(-1) ?? 0 };
+    worst.host = await host.stop();
     clearInterval(timer);
     await reading;
     await read();
+    // the host's stalls as long, by their end (epoch ms: most scripts' first argument is the engine's clock)
+    if (SHOW_OVER_US > 0)
+      for (const { end, ms } of worst.host.stalls)
+        if (ms * 1000 >= SHOW_OVER_US) console.log(`host stall: ${ms} ms, ended ${end}`);
     worst.scripts = (await scriptCalls(redis)) - before - times.length;
     // the k-th slowest of all scripts, where k is a thousandth of them
     const rank = Math.max(1, Math.ceil(worst.scripts / 1000));

@@ -1,4 +1,5 @@
 // Shared by the benchmarks: the embedded Redis, a raw client, machine facts.
+import { execFileSync } from 'node:child_process';
 import { cpus, release, setPriority, totalmem, type as osType } from 'node:os';
 import { Redis } from 'ioredis';
 import { startRedisServer } from '../../../dist/testing/index.js';
@@ -9,11 +10,12 @@ export async function startBench() {
   const redis = new Redis(server.url);
   const info = await redis.info('server');
   const nice = reniceRedis(info);
+  const realtime = realtimeRedis(info);
   const redisVersion = /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
   return {
     server,
     redis,
-    facts: { ...machineFacts(redisVersion), nice },
+    facts: { ...machineFacts(redisVersion), nice, realtime },
     async usedMemory() {
       const memory = await redis.info('memory');
       return Number(/used_memory:(\d+)/.exec(memory)?.[1] ?? 0);
@@ -74,6 +76,27 @@ function reniceRedis(info) {
     return Number(wanted);
   } catch (error) {
     console.warn(`BENCH_RENICE: could not renice Redis (${error.message})`);
+    return undefined;
+  }
+}
+
+/**
+ * realtimeRedis runs the embedded Redis's main thread at the real-time
+ * priority BENCH_REALTIME names (SCHED_FIFO, 1 to 98, as root: `chrt`): no
+ * process of the machine then takes its core in the middle of a script, so
+ * what a script took is its own work, or a stall of the host (the host-stall
+ * meter runs one priority above it: host-stalls.js). Returns the priority
+ * set, or undefined.
+ */
+function realtimeRedis(info) {
+  const wanted = process.env.BENCH_REALTIME;
+  const pid = Number(/process_id:(\d+)/.exec(info)?.[1]);
+  if (wanted === undefined || wanted === '' || !pid) return undefined;
+  try {
+    execFileSync('chrt', ['-f', '-p', String(Number(wanted)), String(pid)], { stdio: 'ignore' });
+    return Number(wanted);
+  } catch (error) {
+    console.warn(`BENCH_REALTIME: could not give Redis a real-time priority (${error.message})`);
     return undefined;
   }
 }
