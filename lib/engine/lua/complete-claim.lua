@@ -41,17 +41,12 @@
 --- @include "folded-replay"
 --- @include "lean"
 --- @include "engine-args"
-
--- the general delete and search, built on first use (delete-search.lua)
-local general_module = nil
-local function general()
-  if general_module ~= nil then return general_module end
-  --- @include "delete"
-  --- @include "search"
-  --- @include "finish"
-  general_module = { delete = delete, search = search, finish = finish }
-  return general_module
-end
+-- the general delete and search (delete-search.lua), defined once per
+-- library load: built inside the call, a call that left the lean path spent
+-- most of its work defining them
+--- @include "delete"
+--- @include "search"
+--- @include "finish"
 
 local engine = engine_args(ARGV[ARG.complete_claim.engine])
 local now_text, worker = ARGV[ARG.complete_claim.now_ms], engine.worker
@@ -195,7 +190,7 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
       else
         go_general()
         ctx.op = 'delete'
-        result = general().delete({ now = now, id = id, worker = worker, token = given(token), outcome = outcome,
+        result = delete({ now = now, id = id, worker = worker, token = given(token), outcome = outcome,
           retention = retention, outcome_most = most, bypass = false, requeue = false, defer_ok = true }, ctx)
         ctx.op = nil
       end
@@ -224,7 +219,7 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
         go_general()
         searching.slot = slot
         ctx.claimed = nil
-        local reply = { result, general().search(searching, ctx) }
+        local reply = { result, search(searching, ctx) }
         -- a search that ran out of its budget is resumed before the entries
         -- after it run: they come again in the next call
         if reply[2] == 'more' then later = true end
@@ -240,7 +235,7 @@ end
 if ctx ~= nil then
   replies[n + 1], replies[n + 2], replies[n + 3] = 'counts', ctx.emitted, ctx.halted
   memory[#memory + 1] = '{"n":' .. ctx.emitted .. ',"h":' .. ctx.halted .. '}'
-  general().finish(ctx)
+  finish(ctx)
 else
   lean_counts(lean)
 end
