@@ -27,10 +27,11 @@
            its search did not run, and it wrote nothing; or 'later' for each
            entry left when the call had run the engine's stepTime (the first
            entry always runs): nothing of it was done, and the caller sends it
-           again; then, when an entry took the general path, one last
-           'counts', emitted, halted: the children gate templates emitted and
-           the tasks requeues halted (a call whose entries all took the lean
-           path emits and halts none, and answers no counts)
+           again; then, when an entry took the general path or parked its
+           slot, one last 'counts', emitted, halted: the children gate
+           templates emitted and the tasks requeues halted (a call whose
+           entries all took the lean path emits and halts none, and answers
+           no counts unless one parked: its answer is the general search's)
   Errors   none: a failed delete is its entry's answer
 ]]
 --- @include "step"
@@ -201,7 +202,8 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
       memory[#memory + 1] = cjson.encode({ e = result.err })
     else
       local claimed, record, claim_token = nil, nil, nil
-      if lean ~= nil and not parked[slot] then claimed, record, claim_token = lean_claim(lean, now_text, expiry, expiry_ms) end
+      local tried = lean ~= nil and not parked[slot]
+      if tried then claimed, record, claim_token = lean_claim(lean, now_text, expiry, expiry_ms) end
       if claimed ~= nil then
         -- a claim of the lean path answered in three values (each costs
         -- Redis about 1,000 instructions to convert): 'l1' or 'l0' (its
@@ -216,25 +218,39 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
         memory[#memory + 1] = '{"r":' .. done_text .. ',"k":"task","i":"' .. claimed .. '","f":"'
           .. floors .. '","c":"' .. claimed .. ':' .. claim_token .. '"}'
       else
-        go_general()
-        searching.slot = slot
-        ctx.claimed = nil
-        local reply = { result, search(searching, ctx) }
+        local reply, claim = nil, nil
+        if tried and lean.empty then
+          -- nothing to claim: the slot parks on the lean path, with what the
+          -- general search would write and answer (include/lean.lua lean_park)
+          local parks = slot ~= '' and park_for ~= ''
+          lean_park(lean, parks and worker .. '\0' .. slot or nil, parks and tonumber(now_text) + tonumber(park_for))
+          reply = { result, answer('none', nil, nil, floors, '') }
+        else
+          go_general()
+          searching.slot = slot
+          ctx.claimed = nil
+          reply = { result, search(searching, ctx) }
+          claim = ctx.claimed
+        end
         -- a search that ran out of its budget is resumed before the entries
         -- after it run: they come again in the next call
         if reply[2] == 'more' then later = true end
         for index = 1, 8 do replies[n + index] = reply[index] end
         n = n + 8
         memory[#memory + 1] = cjson.encode({ r = result, k = reply[2], i = reply[3], f = reply[5], d = reply[6],
-          m = reply[7], b = reply[8], c = ctx.claimed })
+          m = reply[7], b = reply[8], c = claim })
       end
     end
   end
 end
 
+-- a lean park answers the counts too, as the general search it stands for
+if ctx ~= nil or lean.parked then
+  local emitted, halted = ctx ~= nil and ctx.emitted or 0, ctx ~= nil and ctx.halted or 0
+  replies[n + 1], replies[n + 2], replies[n + 3] = 'counts', emitted, halted
+  memory[#memory + 1] = '{"n":' .. emitted .. ',"h":' .. halted .. '}'
+end
 if ctx ~= nil then
-  replies[n + 1], replies[n + 2], replies[n + 3] = 'counts', ctx.emitted, ctx.halted
-  memory[#memory + 1] = '{"n":' .. ctx.emitted .. ',"h":' .. ctx.halted .. '}'
   finish(ctx)
 else
   lean_counts(lean)

@@ -12,6 +12,7 @@
 --- @include "owners"
 --- @include "owned"
 --- @include "outcome"
+--- @include "parking"
 
 -- lean_queue: whether the queue uses none of the features the lean path
 -- leaves to the general one (followers, roots, listed meta keys, failed
@@ -75,13 +76,15 @@ end
 -- completion of the call ended a task held for the worker; the share gate's
 -- reads of `owners`, the heads of `ready` and whether outcomes exist are
 -- read once
--- and `claims_most` how many claims the call may make (its entries).
+-- and `claims_most` how many claims the call may make (its entries);
+-- `empty` whether the last lean_claim that found nothing found `ready`
+-- empty, and `parked` whether the caller parked a slot (lean_park).
 local function new_lean(worker, worker_json, self_key, claims_most)
   -- every field the call may set is named, nil ones too: the table is made
   -- with room for all of them, where each field added later grew it again
   return { worker = worker, self_key = self_key, delta = 0, claims_most = claims_most, count = nil, stored = nil,
     before = nil, candidates = nil, heads = nil, head = nil, outcomes = nil, worker_json = worker_json, token_base = nil,
-    tokens = nil, held = nil }
+    tokens = nil, held = nil, empty = nil, parked = nil }
 end
 
 -- lean_complete deletes task `id` that the call's worker owns under `token`
@@ -182,10 +185,15 @@ end
 -- lean_claim claims the head of `ready` for the call's worker (search()'s
 -- phase 5 and reindex for a plain task): its id and stored record, or nil
 -- (nothing written) when the general search must run: nothing to claim, the
--- share gate closed, or the head is not a plain task. `now_text`, `expiry`
--- and `expiry_ms` as the search list's (lib/engine/lua/arguments.ts).
+-- share gate closed, or the head is not a plain task. With nil, `lean.empty`
+-- says whether `ready` is empty (the caller may park the slot: lean_park).
+-- `now_text`, `expiry` and `expiry_ms` as the search list's
+-- (lib/engine/lua/arguments.ts).
 local function lean_claim(lean, now_text, expiry, expiry_ms)
-  if not lean_share(lean) then return nil end
+  if not lean_share(lean) then
+    lean.empty = redis.call('EXISTS', K['ready']) == 0
+    return nil
+  end
   -- a call of one claim pops the head of `ready` (and puts it back, with
   -- its score, when it is not a task the lean path claims); a longer call
   -- reads the heads once for the claims it may make: only these claims take
@@ -202,6 +210,9 @@ local function lean_claim(lean, now_text, expiry, expiry_ms)
     end
     id = heads[lean.head]
   end
+  -- no head: `ready` is empty (a longer call's heads run out only once
+  -- its claims took every task `ready` had)
+  lean.empty = id == nil
   if id == nil then return nil end
   local record = redis.call('HGET', K['tasks'], id)
   local task = nil
@@ -240,6 +251,16 @@ local function lean_claim(lean, now_text, expiry, expiry_ms)
   lean.delta = lean.delta + 1
   tell_claim(id, worker)
   return id, record, token
+end
+
+-- lean_park parks the slot `slot_key` (nil: none) of an entry whose
+-- lean_claim found `ready` empty until `deadline_ms`, as the general
+-- search's idle() does for a search without filters: on a lean queue
+-- nothing waits (no due time) and nothing else is claimable, so the general
+-- search would find nothing, wake no other slot and write only this
+local function lean_park(lean, slot_key, deadline_ms)
+  if slot_key ~= nil then parking().park(slot_key, deadline_ms, { '' }) end
+  lean.parked = true
 end
 
 -- lean_counts writes the change of the worker's owners count (write_counts
