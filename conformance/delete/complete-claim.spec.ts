@@ -137,6 +137,38 @@ describe('complete-claim: the lean path and the general one agree', () => {
     }
   });
 
+  it('writes the completions and claims of a call before an entry of it that takes the general path', async () => {
+    const [a, b] = [runtime(), serial()];
+    const [eonA, eonB] = [a.engine('eon'), b.engine('eon')];
+    for (const q of [a, b]) {
+      const maker = q.engine('maker');
+      for (let n = 0; n < 5; n++) await maker.create({ meta: { n: String(n) } });
+      await maker.create({ meta: { n: 'u' } }, { unique: { key: 'u' } });
+      await maker.create({ meta: { n: 'after' } });
+    }
+    const noFilters = filterList([]);
+    const held = (await claimTasks(eonA, noFilters, [0, 1, 2].map(parked), [])).map((outcome) =>
+      outcome.deleted ? outcome.next : undefined,
+    );
+    const heldB = await serialClaims(eonB, noFilters, [0, 1, 2]);
+    // two entries complete and claim on the lean path (written together),
+    // the third meets the unique task: the general search, after them
+    const outcomes = await deleteThenSearch(
+      eonA,
+      held.map((task, slot) => ({ task: task!, filters: noFilters, parking: parked(slot) })),
+    );
+    const next: (Task | undefined)[] = [];
+    for (const [slot, task] of heldB.entries()) {
+      await eonB.delete(task!);
+      next.push(await searchFor(eonB, noFilters, [], parked(slot)));
+    }
+    expect(outcomes.map(answerOf)).toEqual(
+      next.map((task) => (task === undefined ? undefined : [idOf(task), task.meta])),
+    );
+    expect(next.map((task) => task?.meta?.['n'])).toEqual(['3', '4', 'u']);
+    await agree(a, b);
+  });
+
   it('leaves a head of `ready` it does not claim (a unique task) where it was, for the general search, on a call of one claim', async () => {
     const [a, b] = [runtime(), serial()];
     const [eonA, eonB] = [a.engine('eon'), b.engine('eon')];

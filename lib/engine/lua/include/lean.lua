@@ -79,12 +79,16 @@ end
 -- and `claims_most` how many claims the call may make (its entries);
 -- `empty` whether the last lean_claim that found nothing found `ready`
 -- empty, and `parked` whether the caller parked a slot (lean_park).
+-- A call of several entries writes its completions and claims with one
+-- command a structure (each redis.call costs Redis 2,000 to 5,000
+-- instructions in the bridge alone): `gone` the ids completed, `taken` the
+-- claims' arguments, not yet written (lean_flush).
 local function new_lean(worker, worker_json, self_key, claims_most)
   -- every field the call may set is named, nil ones too: the table is made
   -- with room for all of them, where each field added later grew it again
   return { worker = worker, self_key = self_key, delta = 0, claims_most = claims_most, count = nil, stored = nil,
     before = nil, candidates = nil, heads = nil, head = nil, outcomes = nil, worker_json = worker_json, token_base = nil,
-    tokens = nil, held = nil, empty = nil, parked = nil }
+    tokens = nil, held = nil, empty = nil, parked = nil, gone = nil, taken = nil }
 end
 
 -- lean_complete deletes task `id` that the call's worker owns under `token`
@@ -122,8 +126,17 @@ local function lean_complete(lean, id, token, seen, since, outcome, now_text, re
     return nil
   end
   lean.held = true
-  redis.call('ZREM', K['leases'], id)
-  redis.call('HDEL', K['tasks'], id)
+  if lean.claims_most == 1 then
+    redis.call('ZREM', K['leases'], id)
+    redis.call('HDEL', K['tasks'], id)
+  else
+    local gone = lean.gone
+    if gone == nil then
+      gone = {}
+      lean.gone = gone
+    end
+    gone[#gone + 1] = id
+  end
   lean.delta = lean.delta - 1
   if lean.candidates ~= nil then lean.candidates = lean.candidates - 1 end
   -- the outcome's record is built only when kept or heard (record_outcome);
@@ -137,6 +150,26 @@ local function lean_complete(lean, id, token, seen, since, outcome, now_text, re
     if lean.outcomes then record_outcome(id, 'completed', nil, outcome, nil, tonumber(now_text), retention, most) end
   end
   return true
+end
+
+-- lean_flush writes the completions and claims the call has not written
+-- yet (a call of several entries: new_lean), one command a structure. Called
+-- before anything reads what they change: the general path, the share
+-- gate's look at `ready`, the call's end (lean_counts).
+local function lean_flush(lean)
+  local gone, taken = lean.gone, lean.taken
+  if gone ~= nil then
+    redis.call('ZREM', K['leases'], unpack(gone))
+    redis.call('HDEL', K['tasks'], unpack(gone))
+    lean.gone = nil
+  end
+  if taken ~= nil then
+    redis.call('HSET', K['tasks'], unpack(taken.records))
+    redis.call('ZREM', K['ready'], unpack(taken.ids))
+    redis.call('ZADD', K['leases'], unpack(taken.leases))
+    redis.call('ZADD', K['owned'], unpack(taken.owned))
+    lean.taken = nil
+  end
 end
 
 -- lean_share: the balancing share gate (docs/semantics.md §3.2 phase 3) with
@@ -161,7 +194,10 @@ local function lean_share(lean)
   if workers == 0 then return true end -- alone: its share is every candidate
   if lean.before == nil then
     lean.before = redis.call('ZLEXCOUNT', K['owner-order'], '-', '(' .. lean.self_key)
+    -- a claim not yet written is counted in `ready`, a completion not yet
+    -- written in `leases`
     lean.candidates = redis.call('ZCARD', K['ready']) + redis.call('ZCARD', K['leases'])
+      - (lean.gone ~= nil and #lean.gone or 0)
   end
   local candidates = lean.candidates
   workers = workers + 1
@@ -191,6 +227,7 @@ end
 -- (lib/engine/lua/arguments.ts).
 local function lean_claim(lean, now_text, expiry, expiry_ms)
   if not lean_share(lean) then
+    lean_flush(lean)
     lean.empty = redis.call('EXISTS', K['ready']) == 0
     return nil
   end
@@ -238,16 +275,27 @@ local function lean_claim(lean, now_text, expiry, expiry_ms)
     core[LABEL_TOKEN] = token
     record = encode_stored(task)
   end
-  redis.call('HSET', K['tasks'], id, record)
-  if popped == nil then
-    lean.head = lean.head + 1
-    redis.call('ZREM', K['ready'], id)
-  end
-  redis.call('ZADD', K['leases'], expiry_ms, id)
   -- since: the call's instant, which the engine keeps with the claim and
   -- sends with its completion (lean_complete); the score a string: Redis
   -- turns a number into one with printf
-  redis.call('ZADD', K['owned'], '0', owned_entry(id, now_text, worker))
+  local member = owned_entry(id, now_text, worker)
+  if popped ~= nil then
+    redis.call('HSET', K['tasks'], id, record)
+    redis.call('ZADD', K['leases'], expiry_ms, id)
+    redis.call('ZADD', K['owned'], '0', member)
+  else
+    lean.head = lean.head + 1
+    local taken = lean.taken
+    if taken == nil then
+      taken = { records = {}, ids = {}, leases = {}, owned = {} }
+      lean.taken = taken
+    end
+    local count = #taken.ids
+    taken.ids[count + 1] = id
+    taken.records[2 * count + 1], taken.records[2 * count + 2] = id, record
+    taken.leases[2 * count + 1], taken.leases[2 * count + 2] = expiry_ms, id
+    taken.owned[2 * count + 1], taken.owned[2 * count + 2] = '0', member
+  end
   lean.delta = lean.delta + 1
   tell_claim(id, worker)
   return id, record, token
@@ -266,6 +314,7 @@ end
 -- lean_counts writes the change of the worker's owners count (write_counts
 -- for the one worker the lean path counts for) and the claims counter
 local function lean_counts(lean)
+  lean_flush(lean)
   if lean.tokens ~= nil and lean.tokens > 0 then
     redis.call('INCRBY', K['claims'], lean.tokens)
     lean.token_base, lean.tokens = nil, nil
