@@ -144,14 +144,20 @@ local function go_general()
 end
 
 -- the slots of claims alone that are parked (a completion's slot is not: the
--- search that claimed its task unparked it); only the general search unparks
+-- search that claimed its task unparked it); only the general search unparks.
+-- A call of several entries reads the records it completes here too.
 local parked = {}
 if lean ~= nil then
-  local slots = {}
+  local slots, ids = {}, lean.claims_most > 1 and {} or nil
   for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
-    local slot = ARGV[first + ARG.claim_entry.slot]
-    if ARGV[first + ARG.claim_entry.id] == '' and slot ~= '' then slots[#slots + 1] = worker .. '\0' .. slot end
+    local slot, id = ARGV[first + ARG.claim_entry.slot], ARGV[first + ARG.claim_entry.id]
+    if id == '' then
+      if slot ~= '' then slots[#slots + 1] = worker .. '\0' .. slot end
+    elseif ids ~= nil then
+      ids[#ids + 1] = id
+    end
   end
+  if ids ~= nil then lean_known(lean, ids) end
   if #slots > 0 then
     for index, value in ipairs(redis.call('HMGET', K['parked-slots'], unpack(slots))) do
       if value then parked[string.sub(slots[index], #worker + 2)] = true end

@@ -82,13 +82,29 @@ end
 -- A call of several entries writes its completions and claims with one
 -- command a structure (each redis.call costs Redis 2,000 to 5,000
 -- instructions in the bridge alone): `gone` the ids completed, `taken` the
--- claims' arguments, not yet written (lean_flush).
+-- claims' arguments, not yet written (lean_flush); and reads what it
+-- needs with one command too: `records` the completions' stored records
+-- (lean_known), `head_records` those of the heads of `ready`.
 local function new_lean(worker, worker_json, self_key, claims_most)
   -- every field the call may set is named, nil ones too: the table is made
   -- with room for all of them, where each field added later grew it again
   return { worker = worker, self_key = self_key, delta = 0, claims_most = claims_most, count = nil, stored = nil,
     before = nil, candidates = nil, heads = nil, head = nil, outcomes = nil, worker_json = worker_json, token_base = nil,
-    tokens = nil, held = nil, empty = nil, parked = nil, gone = nil, taken = nil }
+    tokens = nil, held = nil, empty = nil, parked = nil, gone = nil, taken = nil, records = nil,
+    head_records = nil }
+end
+
+-- lean_known reads, for a call of several entries, the stored records of
+-- the tasks it completes (`ids`) with one command. lean_complete keeps them
+-- as its own writes change them (written later: lean_flush); a claim of the
+-- call may change one only by claiming a task the call then completes with
+-- a copy it had before: that copy's token is not in the record read, and
+-- the general delete answers it as outdated.
+local function lean_known(lean, ids)
+  if ids[1] == nil then return end
+  local records, known = redis.call('HMGET', K['tasks'], unpack(ids)), {}
+  for index, id in ipairs(ids) do known[id] = records[index] end -- false: no record
+  lean.records = known
 end
 
 -- lean_complete deletes task `id` that the call's worker owns under `token`
@@ -102,7 +118,9 @@ end
 -- is not decoded unless its outcome is written. `since` is the instant that
 -- claim's call was sent with (the `since` of its `owned` member), with `seen`.
 local function lean_complete(lean, id, token, seen, since, outcome, now_text, retention, most)
-  local record = redis.call('HGET', K['tasks'], id)
+  local known = lean.records
+  local record = nil
+  if known ~= nil then record = known[id] else record = redis.call('HGET', K['tasks'], id) end
   if not record then return nil end
   local worker = lean.worker
   local task = nil
@@ -126,6 +144,7 @@ local function lean_complete(lean, id, token, seen, since, outcome, now_text, re
     return nil
   end
   lean.held = true
+  if known ~= nil then known[id] = false end
   if lean.claims_most == 1 then
     redis.call('ZREM', K['leases'], id)
     redis.call('HDEL', K['tasks'], id)
@@ -244,6 +263,9 @@ local function lean_claim(lean, now_text, expiry, expiry_ms)
     if heads == nil then
       heads = redis.call('ZRANGE', K['ready'], 0, lean.claims_most - 1)
       lean.heads, lean.head = heads, 1
+      -- their records: only this call's claims change them while it runs
+      -- (its completions end owned tasks, which it does not claim)
+      if heads[1] ~= nil then lean.head_records = redis.call('HMGET', K['tasks'], unpack(heads)) end
     end
     id = heads[lean.head]
   end
@@ -251,7 +273,8 @@ local function lean_claim(lean, now_text, expiry, expiry_ms)
   -- its claims took every task `ready` had)
   lean.empty = id == nil
   if id == nil then return nil end
-  local record = redis.call('HGET', K['tasks'], id)
+  local record = nil
+  if popped ~= nil then record = redis.call('HGET', K['tasks'], id) else record = lean.head_records[lean.head] end
   local task = nil
   if record and not lean_fresh(record) then
     task = decode_stored(id, record)
