@@ -14,6 +14,7 @@ import type { Task } from '../../lib/task/task.js';
 import { maxBatch } from '../../lib/worker/options.js';
 import { Worker } from '../../lib/worker/worker.js';
 import { queueContents } from '../harness/queue-state.js';
+import { monitorQueue } from '../harness/redis.js';
 import { useQueue, type TestQueue } from '../harness/queue.js';
 import { idOf, until, useWorkerQueue } from '../harness/worker.js';
 
@@ -134,6 +135,38 @@ describe('complete-claim: the lean path and the general one agree', () => {
       await agree(a, b);
       if (held.some((task) => task === undefined)) break;
     }
+  });
+
+  it('writes the completions and claims of a call before an entry of it that takes the general path', async () => {
+    const [a, b] = [runtime(), serial()];
+    const [eonA, eonB] = [a.engine('eon'), b.engine('eon')];
+    for (const q of [a, b]) {
+      const maker = q.engine('maker');
+      for (let n = 0; n < 5; n++) await maker.create({ meta: { n: String(n) } });
+      await maker.create({ meta: { n: 'u' } }, { unique: { key: 'u' } });
+      await maker.create({ meta: { n: 'after' } });
+    }
+    const noFilters = filterList([]);
+    const held = (await claimTasks(eonA, noFilters, [0, 1, 2].map(parked), [])).map((outcome) =>
+      outcome.deleted ? outcome.next : undefined,
+    );
+    const heldB = await serialClaims(eonB, noFilters, [0, 1, 2]);
+    // two entries complete and claim on the lean path (written together),
+    // the third meets the unique task: the general search, after them
+    const outcomes = await deleteThenSearch(
+      eonA,
+      held.map((task, slot) => ({ task: task!, filters: noFilters, parking: parked(slot) })),
+    );
+    const next: (Task | undefined)[] = [];
+    for (const [slot, task] of heldB.entries()) {
+      await eonB.delete(task!);
+      next.push(await searchFor(eonB, noFilters, [], parked(slot)));
+    }
+    expect(outcomes.map(answerOf)).toEqual(
+      next.map((task) => (task === undefined ? undefined : [idOf(task), task.meta])),
+    );
+    expect(next.map((task) => task?.meta?.['n'])).toEqual(['3', '4', 'u']);
+    await agree(a, b);
   });
 
   it('leaves a head of `ready` it does not claim (a unique task) where it was, for the general search, on a call of one claim', async () => {
@@ -345,6 +378,157 @@ describe('complete-claim: the lean path and the general one agree', () => {
     expect(await q.redis.zcard(q.key.leases)).toBe(0);
     // claimable again, by anyone
     expect(idOf(await q.engine('etw').search())).toBe(idOf(left[0]));
+  });
+});
+
+describe('complete-claim: a slot that finds nothing parks on the lean path as on the general one', () => {
+  // The same story on two queues with the same clock: the runtime's calls,
+  // and the same calls excluding an id no task has (a rare argument: the
+  // whole call takes the general path, with the same result). Answers, every
+  // key and the answers kept for the calls that claimed nothing must agree
+  // (include/lean.lua lean_park).
+  const lean = useQueue('2023-10-20T00:00:01Z');
+  const general = useQueue('2023-10-20T00:00:01Z');
+  const nobody = '0000000000000-000000000000';
+  const noFilters = filterList([]);
+
+  interface Calls {
+    claim: (engine: Engine, slots: number[]) => Promise<(Task | undefined)[]>;
+    /** complete completes the tasks, each searching for the slot beside it (undefined: no slot). */
+    complete: (
+      engine: Engine,
+      tasks: Task[],
+      slots: (number | undefined)[],
+    ) => Promise<(Task | undefined)[]>;
+  }
+  type Story = (q: TestQueue, calls: Calls) => Promise<void>;
+
+  interface Run {
+    answers: unknown[];
+    /** the kept answers of the calls none of whose entries claimed */
+    kept: string[];
+    /** the general search's probe of optional keys (`EXISTS broadcast ...`), how many times it ran */
+    probes: number;
+  }
+
+  async function run(q: TestQueue, story: Story, exclude: string[]): Promise<Run> {
+    const result: Run = { answers: [], kept: [], probes: 0 };
+    const next = (outcomes: CompletionOutcome[]) => {
+      result.answers.push(
+        ...outcomes.map((outcome) => [answerOf(outcome), outcome.deleted && outcome.next?.core]),
+      );
+      return outcomes.map((outcome) => (outcome.deleted ? outcome.next : undefined));
+    };
+    /** keep: the answer a call kept (the request's number aside), when none of its entries claimed */
+    const keep = async (call: () => Promise<(Task | undefined)[]>) => {
+      const before = await q.redis.hgetall(q.key.requests);
+      const tasks = await call();
+      if (tasks.every((task) => task === undefined)) {
+        for (const [field, value] of Object.entries(await q.redis.hgetall(q.key.requests))) {
+          if (before[field] !== value) result.kept.push(value.slice(value.indexOf('|') + 1));
+        }
+      }
+      return tasks;
+    };
+    const monitor = await monitorQueue(q.redis, (args) => {
+      if (args[0]?.toLowerCase() === 'exists' && args[1] === q.key.broadcast) result.probes++;
+    });
+    try {
+      await story(q, {
+        claim: (engine, slots) =>
+          keep(async () => next(await claimTasks(engine, noFilters, slots.map(parked), exclude))),
+        complete: (engine, tasks, slots) =>
+          keep(async () => {
+            const completions = tasks.map((task, index) => {
+              const slot = slots[index];
+              return {
+                task,
+                filters: noFilters,
+                ...(slot === undefined ? {} : { parking: parked(slot) }),
+              };
+            });
+            return next(await deleteThenSearch(engine, completions, exclude));
+          }),
+      });
+    } finally {
+      await monitor.stop();
+    }
+    return result;
+  }
+
+  /** both runs the story both ways and compares; it answers the lean run's. */
+  async function both(story: Story): Promise<Run> {
+    const [a, b] = [lean(), general()];
+    const leanRun = await run(a, story, []);
+    const generalRun = await run(b, story, [nobody]);
+    expect(await queueContents(a.redis, a.prefix, ['requests'])).toEqual(
+      await queueContents(b.redis, b.prefix, ['requests']),
+    );
+    expect(leanRun.answers).toEqual(generalRun.answers);
+    expect(leanRun.kept).toEqual(generalRun.kept);
+    expect(leanRun.kept.length).toBeGreaterThan(0);
+    expect(generalRun.probes).toBeGreaterThan(0);
+    return leanRun;
+  }
+
+  it('parks the slot of a completion that finds `ready` empty without the general search', async () => {
+    const { probes } = await both(async (q, { claim, complete }) => {
+      const eon = q.engine('eon');
+      await eon.create({ meta: { n: 'a' } });
+      const [a] = await claim(eon, [0]);
+      expect(await complete(eon, [a!], [0])).toEqual([undefined]); // parks
+      expect(await q.redis.hkeys(q.key['parked-slots'])).toEqual(['eon\u00000']);
+      await eon.create({ meta: { n: 'b' } }); // wakes it
+      expect(await q.redis.hlen(q.key['parked-slots'])).toBe(0);
+      const [b] = await claim(eon, [0]);
+      expect(b?.meta).toEqual({ n: 'b' });
+      q.clock.advance(1_000);
+      expect(await complete(eon, [b!], [0])).toEqual([undefined]); // parks again
+    });
+    expect(probes).toBe(0); // the lean run searched with the general search not once
+  });
+
+  it('parks every slot of a batch whose claims and completions find nothing left', async () => {
+    await both(async (q, { claim, complete }) => {
+      const eon = q.engine('eon');
+      for (const n of ['a', 'b', 'c']) await eon.create({ meta: { n } });
+      const held = await claim(eon, [0, 1, 2, 3]); // the fourth slot parks
+      expect(held.map((task) => task?.meta?.['n'])).toEqual(['a', 'b', 'c', undefined]);
+      expect(await complete(eon, held.slice(0, 3) as Task[], [0, 1, 2])).toEqual([
+        undefined,
+        undefined,
+        undefined,
+      ]);
+      expect(await q.redis.hlen(q.key['parked-slots'])).toBe(4);
+    });
+  });
+
+  it('parks when the share gate is closed and `ready` empty, and leaves a gate closed over tasks to the general search', async () => {
+    await both(async (q, { claim, complete }) => {
+      const [eon, etw] = [q.engine('eon'), q.engine('etw')];
+      for (const n of ['a', 'b', 'c', 'd', 'e', 'f']) await eon.create({ meta: { n } });
+      const mine = await claim(eon, [0, 1, 2, 3]); // alone: a, b, c, d
+      const theirs = await claim(etw, [0, 1]); // e, f
+      expect(await complete(etw, [theirs[0]!], [0])).toEqual([undefined]); // its share is open: parks
+      expect(await claim(etw, [2, 3])).toEqual([undefined, undefined]); // park
+      expect(await complete(eon, [mine[0]!], [0])).toEqual([undefined]); // its share is closed: parks
+      for (const n of ['g', 'h']) await eon.create({ meta: { n } }); // each wakes a slot of the four
+      // g; then eon's share closes over h: the general search passes the
+      // wake-up on to a slot of etw's, and parks eon's
+      const last = await complete(eon, [mine[1]!, mine[2]!], [1, 2]);
+      expect(last.map((task) => task?.meta?.['n'])).toEqual(['g', undefined]);
+      expect(await q.redis.hlen(q.key['parked-slots'])).toBe(2);
+    });
+  });
+
+  it('answers a completion without a slot as the general search does, parking nothing', async () => {
+    await both(async (q, { claim, complete }) => {
+      const eon = q.engine('eon');
+      await eon.create({ meta: { n: 'a' } });
+      const [a] = await claim(eon, [0]);
+      expect(await complete(eon, [a!], [undefined])).toEqual([undefined]);
+      expect(await q.redis.exists(q.key['parked-slots'])).toBe(0);
+    });
   });
 });
 

@@ -175,7 +175,7 @@ describe('engine scripts', () => {
       if (text === undefined) throw new Error(`no ${file}`);
       return text;
     };
-    /** The functions the script defines, in the order it defines them. */
+    /** The functions the script defines, in the order it defines them (`run`: the body, last). */
     const order = (source: string) =>
       [...source.matchAll(/^local function ([a-z]+)\(/gm)].map((match) => match[1]);
 
@@ -186,7 +186,7 @@ describe('engine scripts', () => {
         undefined,
         read,
       );
-      expect(order(script.source)).toEqual(['base', 'left', 'right', 'both']);
+      expect(order(script.source)).toEqual(['base', 'left', 'right', 'both', 'run']);
     });
 
     it('skips an include the script named before', () => {
@@ -196,7 +196,7 @@ describe('engine scripts', () => {
         undefined,
         read,
       );
-      expect(order(script.source)).toEqual(['base', 'right', 'left', 'both']);
+      expect(order(script.source)).toEqual(['base', 'right', 'left', 'both', 'run']);
     });
 
     it('refuses a cycle and names it', () => {

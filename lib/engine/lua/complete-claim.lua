@@ -27,10 +27,11 @@
            its search did not run, and it wrote nothing; or 'later' for each
            entry left when the call had run the engine's stepTime (the first
            entry always runs): nothing of it was done, and the caller sends it
-           again; then, when an entry took the general path, one last
-           'counts', emitted, halted: the children gate templates emitted and
-           the tasks requeues halted (a call whose entries all took the lean
-           path emits and halts none, and answers no counts)
+           again; then, when an entry took the general path or parked its
+           slot, one last 'counts', emitted, halted: the children gate
+           templates emitted and the tasks requeues halted (a call whose
+           entries all took the lean path emits and halts none, and answers
+           no counts unless one parked: its answer is the general search's)
   Errors   none: a failed delete is its entry's answer
 ]]
 --- @include "step"
@@ -41,17 +42,12 @@
 --- @include "folded-replay"
 --- @include "lean"
 --- @include "engine-args"
-
--- the general delete and search, built on first use (delete-search.lua)
-local general_module = nil
-local function general()
-  if general_module ~= nil then return general_module end
-  --- @include "delete"
-  --- @include "search"
-  --- @include "finish"
-  general_module = { delete = delete, search = search, finish = finish }
-  return general_module
-end
+-- the general delete and search (delete-search.lua), defined once per
+-- library load: built inside the call, a call that left the lean path spent
+-- most of its work defining them
+--- @include "delete"
+--- @include "search"
+--- @include "finish"
 
 local engine = engine_args(ARGV[ARG.complete_claim.engine])
 local now_text, worker = ARGV[ARG.complete_claim.now_ms], engine.worker
@@ -148,14 +144,20 @@ local function go_general()
 end
 
 -- the slots of claims alone that are parked (a completion's slot is not: the
--- search that claimed its task unparked it); only the general search unparks
+-- search that claimed its task unparked it); only the general search unparks.
+-- A call of several entries reads the records it completes here too.
 local parked = {}
 if lean ~= nil then
-  local slots = {}
+  local slots, ids = {}, lean.claims_most > 1 and {} or nil
   for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
-    local slot = ARGV[first + ARG.claim_entry.slot]
-    if ARGV[first + ARG.claim_entry.id] == '' and slot ~= '' then slots[#slots + 1] = worker .. '\0' .. slot end
+    local slot, id = ARGV[first + ARG.claim_entry.slot], ARGV[first + ARG.claim_entry.id]
+    if id == '' then
+      if slot ~= '' then slots[#slots + 1] = worker .. '\0' .. slot end
+    elseif ids ~= nil then
+      ids[#ids + 1] = id
+    end
   end
+  if ids ~= nil then lean_known(lean, ids) end
   if #slots > 0 then
     for index, value in ipairs(redis.call('HMGET', K['parked-slots'], unpack(slots))) do
       if value then parked[string.sub(slots[index], #worker + 2)] = true end
@@ -195,7 +197,7 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
       else
         go_general()
         ctx.op = 'delete'
-        result = general().delete({ now = now, id = id, worker = worker, token = given(token), outcome = outcome,
+        result = delete({ now = now, id = id, worker = worker, token = given(token), outcome = outcome,
           retention = retention, outcome_most = most, bypass = false, requeue = false, defer_ok = true }, ctx)
         ctx.op = nil
       end
@@ -206,7 +208,8 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
       memory[#memory + 1] = cjson.encode({ e = result.err })
     else
       local claimed, record, claim_token = nil, nil, nil
-      if lean ~= nil and not parked[slot] then claimed, record, claim_token = lean_claim(lean, now_text, expiry, expiry_ms) end
+      local tried = lean ~= nil and not parked[slot]
+      if tried then claimed, record, claim_token = lean_claim(lean, now_text, expiry, expiry_ms) end
       if claimed ~= nil then
         -- a claim of the lean path answered in three values (each costs
         -- Redis about 1,000 instructions to convert): 'l1' or 'l0' (its
@@ -221,26 +224,40 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
         memory[#memory + 1] = '{"r":' .. done_text .. ',"k":"task","i":"' .. claimed .. '","f":"'
           .. floors .. '","c":"' .. claimed .. ':' .. claim_token .. '"}'
       else
-        go_general()
-        searching.slot = slot
-        ctx.claimed = nil
-        local reply = { result, general().search(searching, ctx) }
+        local reply, claim = nil, nil
+        if tried and lean.empty then
+          -- nothing to claim: the slot parks on the lean path, with what the
+          -- general search would write and answer (include/lean.lua lean_park)
+          local parks = slot ~= '' and park_for ~= ''
+          lean_park(lean, parks and worker .. '\0' .. slot or nil, parks and tonumber(now_text) + tonumber(park_for))
+          reply = { result, answer('none', nil, nil, floors, '') }
+        else
+          go_general()
+          searching.slot = slot
+          ctx.claimed = nil
+          reply = { result, search(searching, ctx) }
+          claim = ctx.claimed
+        end
         -- a search that ran out of its budget is resumed before the entries
         -- after it run: they come again in the next call
         if reply[2] == 'more' then later = true end
         for index = 1, 8 do replies[n + index] = reply[index] end
         n = n + 8
         memory[#memory + 1] = cjson.encode({ r = result, k = reply[2], i = reply[3], f = reply[5], d = reply[6],
-          m = reply[7], b = reply[8], c = ctx.claimed })
+          m = reply[7], b = reply[8], c = claim })
       end
     end
   end
 end
 
+-- a lean park answers the counts too, as the general search it stands for
+if ctx ~= nil or lean.parked then
+  local emitted, halted = ctx ~= nil and ctx.emitted or 0, ctx ~= nil and ctx.halted or 0
+  replies[n + 1], replies[n + 2], replies[n + 3] = 'counts', emitted, halted
+  memory[#memory + 1] = '{"n":' .. emitted .. ',"h":' .. halted .. '}'
+end
 if ctx ~= nil then
-  replies[n + 1], replies[n + 2], replies[n + 3] = 'counts', ctx.emitted, ctx.halted
-  memory[#memory + 1] = '{"n":' .. ctx.emitted .. ',"h":' .. ctx.halted .. '}'
-  general().finish(ctx)
+  finish(ctx)
 else
   lean_counts(lean)
 end

@@ -93,11 +93,23 @@ export function assembleScript(
   });
   const finish = (text: string) =>
     inlineArguments(name, inlineKeys(name, inlineConstants(text, variant)));
+  const split = lines.findLastIndex((line) => topIncludePattern.test(line)) + 1;
+  // the body runs as a function of its own, as in the library: its locals
+  // are not the chunk's (Lua allows a function 200), so a script has the
+  // same limits under EVAL as under FCALL
   const source = finish(
-    [...(shebang === undefined ? [] : [shebang]), prelude, evalKeyTable, ...assembled].join('\n'),
+    [
+      ...(shebang === undefined ? [] : [shebang]),
+      prelude,
+      evalKeyTable,
+      ...assembled.slice(0, split),
+      'local function run()',
+      ...assembled.slice(split),
+      'end',
+      'return run()',
+    ].join('\n'),
   );
   const sha = createHash('sha1').update(source).digest('hex');
-  const split = lines.findLastIndex((line) => topIncludePattern.test(line)) + 1;
   const flags = flagsOf(shebang);
   const library = assembleLibrary(
     flags,

@@ -12,6 +12,7 @@
 --- @include "owners"
 --- @include "owned"
 --- @include "outcome"
+--- @include "parking"
 
 -- lean_queue: whether the queue uses none of the features the lean path
 -- leaves to the general one (followers, roots, listed meta keys, failed
@@ -75,13 +76,35 @@ end
 -- completion of the call ended a task held for the worker; the share gate's
 -- reads of `owners`, the heads of `ready` and whether outcomes exist are
 -- read once
--- and `claims_most` how many claims the call may make (its entries).
+-- and `claims_most` how many claims the call may make (its entries);
+-- `empty` whether the last lean_claim that found nothing found `ready`
+-- empty, and `parked` whether the caller parked a slot (lean_park).
+-- A call of several entries writes its completions and claims with one
+-- command a structure (each redis.call costs Redis 2,000 to 5,000
+-- instructions in the bridge alone): `gone` the ids completed, `taken` the
+-- claims' arguments, not yet written (lean_flush); and reads what it
+-- needs with one command too: `records` the completions' stored records
+-- (lean_known), `head_records` those of the heads of `ready`.
 local function new_lean(worker, worker_json, self_key, claims_most)
   -- every field the call may set is named, nil ones too: the table is made
   -- with room for all of them, where each field added later grew it again
   return { worker = worker, self_key = self_key, delta = 0, claims_most = claims_most, count = nil, stored = nil,
     before = nil, candidates = nil, heads = nil, head = nil, outcomes = nil, worker_json = worker_json, token_base = nil,
-    tokens = nil, held = nil }
+    tokens = nil, held = nil, empty = nil, parked = nil, gone = nil, taken = nil, records = nil,
+    head_records = nil }
+end
+
+-- lean_known reads, for a call of several entries, the stored records of
+-- the tasks it completes (`ids`) with one command. lean_complete keeps them
+-- as its own writes change them (written later: lean_flush); a claim of the
+-- call may change one only by claiming a task the call then completes with
+-- a copy it had before: that copy's token is not in the record read, and
+-- the general delete answers it as outdated.
+local function lean_known(lean, ids)
+  if ids[1] == nil then return end
+  local records, known = redis.call('HMGET', K['tasks'], unpack(ids)), {}
+  for index, id in ipairs(ids) do known[id] = records[index] end -- false: no record
+  lean.records = known
 end
 
 -- lean_complete deletes task `id` that the call's worker owns under `token`
@@ -95,7 +118,9 @@ end
 -- is not decoded unless its outcome is written. `since` is the instant that
 -- claim's call was sent with (the `since` of its `owned` member), with `seen`.
 local function lean_complete(lean, id, token, seen, since, outcome, now_text, retention, most)
-  local record = redis.call('HGET', K['tasks'], id)
+  local known = lean.records
+  local record = nil
+  if known ~= nil then record = known[id] else record = redis.call('HGET', K['tasks'], id) end
   if not record then return nil end
   local worker = lean.worker
   local task = nil
@@ -119,8 +144,18 @@ local function lean_complete(lean, id, token, seen, since, outcome, now_text, re
     return nil
   end
   lean.held = true
-  redis.call('ZREM', K['leases'], id)
-  redis.call('HDEL', K['tasks'], id)
+  if known ~= nil then known[id] = false end
+  if lean.claims_most == 1 then
+    redis.call('ZREM', K['leases'], id)
+    redis.call('HDEL', K['tasks'], id)
+  else
+    local gone = lean.gone
+    if gone == nil then
+      gone = {}
+      lean.gone = gone
+    end
+    gone[#gone + 1] = id
+  end
   lean.delta = lean.delta - 1
   if lean.candidates ~= nil then lean.candidates = lean.candidates - 1 end
   -- the outcome's record is built only when kept or heard (record_outcome);
@@ -134,6 +169,26 @@ local function lean_complete(lean, id, token, seen, since, outcome, now_text, re
     if lean.outcomes then record_outcome(id, 'completed', nil, outcome, nil, tonumber(now_text), retention, most) end
   end
   return true
+end
+
+-- lean_flush writes the completions and claims the call has not written
+-- yet (a call of several entries: new_lean), one command a structure. Called
+-- before anything reads what they change: the general path, the share
+-- gate's look at `ready`, the call's end (lean_counts).
+local function lean_flush(lean)
+  local gone, taken = lean.gone, lean.taken
+  if gone ~= nil then
+    redis.call('ZREM', K['leases'], unpack(gone))
+    redis.call('HDEL', K['tasks'], unpack(gone))
+    lean.gone = nil
+  end
+  if taken ~= nil then
+    redis.call('HSET', K['tasks'], unpack(taken.records))
+    redis.call('ZREM', K['ready'], unpack(taken.ids))
+    redis.call('ZADD', K['leases'], unpack(taken.leases))
+    redis.call('ZADD', K['owned'], unpack(taken.owned))
+    lean.taken = nil
+  end
 end
 
 -- lean_share: the balancing share gate (docs/semantics.md §3.2 phase 3) with
@@ -158,7 +213,10 @@ local function lean_share(lean)
   if workers == 0 then return true end -- alone: its share is every candidate
   if lean.before == nil then
     lean.before = redis.call('ZLEXCOUNT', K['owner-order'], '-', '(' .. lean.self_key)
+    -- a claim not yet written is counted in `ready`, a completion not yet
+    -- written in `leases`
     lean.candidates = redis.call('ZCARD', K['ready']) + redis.call('ZCARD', K['leases'])
+      - (lean.gone ~= nil and #lean.gone or 0)
   end
   local candidates = lean.candidates
   workers = workers + 1
@@ -182,10 +240,16 @@ end
 -- lean_claim claims the head of `ready` for the call's worker (search()'s
 -- phase 5 and reindex for a plain task): its id and stored record, or nil
 -- (nothing written) when the general search must run: nothing to claim, the
--- share gate closed, or the head is not a plain task. `now_text`, `expiry`
--- and `expiry_ms` as the search list's (lib/engine/lua/arguments.ts).
+-- share gate closed, or the head is not a plain task. With nil, `lean.empty`
+-- says whether `ready` is empty (the caller may park the slot: lean_park).
+-- `now_text`, `expiry` and `expiry_ms` as the search list's
+-- (lib/engine/lua/arguments.ts).
 local function lean_claim(lean, now_text, expiry, expiry_ms)
-  if not lean_share(lean) then return nil end
+  if not lean_share(lean) then
+    lean_flush(lean)
+    lean.empty = redis.call('EXISTS', K['ready']) == 0
+    return nil
+  end
   -- a call of one claim pops the head of `ready` (and puts it back, with
   -- its score, when it is not a task the lean path claims); a longer call
   -- reads the heads once for the claims it may make: only these claims take
@@ -199,11 +263,18 @@ local function lean_claim(lean, now_text, expiry, expiry_ms)
     if heads == nil then
       heads = redis.call('ZRANGE', K['ready'], 0, lean.claims_most - 1)
       lean.heads, lean.head = heads, 1
+      -- their records: only this call's claims change them while it runs
+      -- (its completions end owned tasks, which it does not claim)
+      if heads[1] ~= nil then lean.head_records = redis.call('HMGET', K['tasks'], unpack(heads)) end
     end
     id = heads[lean.head]
   end
+  -- no head: `ready` is empty (a longer call's heads run out only once
+  -- its claims took every task `ready` had)
+  lean.empty = id == nil
   if id == nil then return nil end
-  local record = redis.call('HGET', K['tasks'], id)
+  local record = nil
+  if popped ~= nil then record = redis.call('HGET', K['tasks'], id) else record = lean.head_records[lean.head] end
   local task = nil
   if record and not lean_fresh(record) then
     task = decode_stored(id, record)
@@ -227,24 +298,46 @@ local function lean_claim(lean, now_text, expiry, expiry_ms)
     core[LABEL_TOKEN] = token
     record = encode_stored(task)
   end
-  redis.call('HSET', K['tasks'], id, record)
-  if popped == nil then
-    lean.head = lean.head + 1
-    redis.call('ZREM', K['ready'], id)
-  end
-  redis.call('ZADD', K['leases'], expiry_ms, id)
   -- since: the call's instant, which the engine keeps with the claim and
   -- sends with its completion (lean_complete); the score a string: Redis
   -- turns a number into one with printf
-  redis.call('ZADD', K['owned'], '0', owned_entry(id, now_text, worker))
+  local member = owned_entry(id, now_text, worker)
+  if popped ~= nil then
+    redis.call('HSET', K['tasks'], id, record)
+    redis.call('ZADD', K['leases'], expiry_ms, id)
+    redis.call('ZADD', K['owned'], '0', member)
+  else
+    lean.head = lean.head + 1
+    local taken = lean.taken
+    if taken == nil then
+      taken = { records = {}, ids = {}, leases = {}, owned = {} }
+      lean.taken = taken
+    end
+    local count = #taken.ids
+    taken.ids[count + 1] = id
+    taken.records[2 * count + 1], taken.records[2 * count + 2] = id, record
+    taken.leases[2 * count + 1], taken.leases[2 * count + 2] = expiry_ms, id
+    taken.owned[2 * count + 1], taken.owned[2 * count + 2] = '0', member
+  end
   lean.delta = lean.delta + 1
   tell_claim(id, worker)
   return id, record, token
 end
 
+-- lean_park parks the slot `slot_key` (nil: none) of an entry whose
+-- lean_claim found `ready` empty until `deadline_ms`, as the general
+-- search's idle() does for a search without filters: on a lean queue
+-- nothing waits (no due time) and nothing else is claimable, so the general
+-- search would find nothing, wake no other slot and write only this
+local function lean_park(lean, slot_key, deadline_ms)
+  if slot_key ~= nil then parking().park(slot_key, deadline_ms, { '' }) end
+  lean.parked = true
+end
+
 -- lean_counts writes the change of the worker's owners count (write_counts
 -- for the one worker the lean path counts for) and the claims counter
 local function lean_counts(lean)
+  lean_flush(lean)
   if lean.tokens ~= nil and lean.tokens > 0 then
     redis.call('INCRBY', K['claims'], lean.tokens)
     lean.token_base, lean.tokens = nil, nil
