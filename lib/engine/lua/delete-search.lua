@@ -31,18 +31,14 @@
 --- @include "plain"
 --- @include "folded-replay"
 
--- the general delete and search, built on first use: Redis runs a script's
--- whole chunk on every call, and most calls of the worker runtime take the
--- plain path alone
-local general_module = nil
-local function general()
-  if general_module ~= nil then return general_module end
-  --- @include "delete"
-  --- @include "search"
-  --- @include "finish"
-  general_module = { delete = delete, search = search, finish = finish }
-  return general_module
-end
+-- the general delete and search, defined once per library load (as in
+-- complete-claim.lua): built inside the call, a call that left the plain
+-- path spent most of its work defining them
+--- @include "delete"
+--- @include "search"
+--- @include "finish"
+-- whether an entry took the general path: only then does the call finish
+local went_general = false
 
 local searching = folded_search_request()
 
@@ -82,7 +78,8 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
     local result = plain_delete(deleting, ctx)
     if result == nil then
       ctx.op = 'delete'
-      result = general().delete(deleting, ctx)
+      went_general = true
+      result = delete(deleting, ctx)
       ctx.op = nil
       -- the general path may have stored what a plain search must not pass over
       ctx.plain_queue, ctx.plain_candidates = nil, nil
@@ -103,7 +100,8 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
         replies[#replies + 1] = { result, unpack(plain) }
         memory[#memory + 1] = claim_memory(result == 2 and '2' or '1', plain[2], plain[4], ctx.claimed)
       else
-        local reply = { result, general().search(searching, ctx) }
+        went_general = true
+        local reply = { result, search(searching, ctx) }
         ctx.plain_queue, ctx.plain_candidates = nil, nil
         replies[#replies + 1] = reply
         memory[#memory + 1] = cjson.encode({ r = result, k = reply[2], i = reply[3], f = reply[5], d = reply[6],
@@ -116,6 +114,6 @@ replies[#replies + 1] = { 'counts', ctx.emitted, ctx.halted }
 memory[#memory + 1] = '{"n":' .. ctx.emitted .. ',"h":' .. ctx.halted .. '}'
 
 -- the plain path notes only owners counts and events
-if general_module ~= nil then general_module.finish(ctx) else write_counts(ctx) end
+if went_general then finish(ctx) else write_counts(ctx) end
 remember(searching.request, searching.now, '[' .. table.concat(memory, ',') .. ']')
 return replies

@@ -10,8 +10,8 @@
 -- API (stable: other paths call it):
 --   features()          the table of used features, { [name] = true }, read once a call
 --   features(true)      that table when this call read it already, else nil (reads
---                       nothing; one function, not two: delete-search.lua's
---                       general path is a closure near Lua's limit of 60 upvalues)
+--                       nothing; one function, not two: each is an upvalue of
+--                       every function that calls it, and Lua allows 60)
 --   use_feature(name)   a script wrote a datum of the feature `name`
 --   plain_queue(...)    true when none of the named features is in use (may write:
 --                       it clears fields whose key is gone)
