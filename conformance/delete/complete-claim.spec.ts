@@ -169,6 +169,90 @@ describe('complete-claim: the lean path and the general one agree', () => {
     await agree(a, b);
   });
 
+  /** completeBoth completes each held copy and claims for its slot: in one call on `a`, one after another on `b`. */
+  async function completeBoth(
+    a: TestQueue,
+    b: TestQueue,
+    held: (Task | undefined)[],
+    heldB: (Task | undefined)[],
+  ): Promise<[CompletionOutcome[], (Task | undefined)[]]> {
+    const noFilters = filterList([]);
+    const outcomes = await deleteThenSearch(
+      a.engine('eon'),
+      held.map((task, slot) => ({ task: task!, filters: noFilters, parking: parked(slot) })),
+    );
+    const next: (Task | undefined)[] = [];
+    for (const [slot, task] of heldB.entries()) {
+      const eonB = b.engine('eon');
+      const deleted = await eonB.delete(task!).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      next.push(
+        deleted === undefined ? await searchFor(eonB, noFilters, [], parked(slot)) : undefined,
+      );
+    }
+    expect(outcomes.map(answerOf)).toEqual(
+      next.map((task) => (task === undefined ? undefined : [idOf(task), task.meta])),
+    );
+    return [outcomes, next];
+  }
+
+  // each lean completion drops its `owned` member with a ZREM of its own
+  // (include/lean.lua lean_complete): it is the holder check, and these
+  // stories hold any way of writing it to the same outcome
+  it('completes on the general path what follows an entry that took it, with the `owned` members of those completions', async () => {
+    const [a, b] = [runtime(), serial()];
+    for (const q of [a, b]) {
+      const maker = q.engine('maker');
+      for (let n = 0; n < 4; n++) await maker.create({ meta: { n: String(n) } });
+    }
+    const noFilters = filterList([]);
+    const held = (await claimTasks(a.engine('eon'), noFilters, [0, 1, 2, 3].map(parked), [])).map(
+      (outcome) => (outcome.deleted ? outcome.next : undefined),
+    );
+    const heldB = await serialClaims(b.engine('eon'), noFilters, [0, 1, 2, 3]);
+    for (const q of [a, b]) {
+      const maker = q.engine('maker');
+      await maker.create({ meta: { n: 'u' } }, { unique: { key: 'u' } });
+      await maker.create({ meta: { n: 'after' } });
+    }
+    // the first entry completes on the lean path and meets the unique task:
+    // the general search, and the general delete for the three after it
+    const [, next] = await completeBoth(a, b, held, heldB);
+    expect(next.map((task) => task?.meta?.['n'])).toEqual(['u', 'after', undefined, undefined]);
+    await agree(a, b);
+  });
+
+  it.each([
+    ['dropped', (member: string) => [member]],
+    ['written anew by a repair', (member: string) => [member, member.replace(/:\d+:/, '::')]],
+  ])(
+    'completes a batch one of whose `owned` members was %s as one entry at a time would',
+    async (_how, change) => {
+      const [a, b] = [runtime(), serial()];
+      for (const q of [a, b]) {
+        const maker = q.engine('maker');
+        for (let n = 0; n < 8; n++) await maker.create({ meta: { n: String(n) } });
+      }
+      const noFilters = filterList([]);
+      const held = (await claimTasks(a.engine('eon'), noFilters, [0, 1, 2].map(parked), [])).map(
+        (outcome) => (outcome.deleted ? outcome.next : undefined),
+      );
+      const heldB = await serialClaims(b.engine('eon'), noFilters, [0, 1, 2]);
+      for (const q of [a, b]) {
+        const members = await q.redis.zrange(q.key.owned, 0, -1);
+        const member = members.find((text) => text.startsWith(`${idOf(held[1])}:`))!;
+        const [gone, added] = change(member) as [string, string | undefined];
+        await q.redis.zrem(q.key.owned, gone);
+        if (added !== undefined) await q.redis.zadd(q.key.owned, 0, added);
+      }
+      const [outcomes] = await completeBoth(a, b, held, heldB);
+      expect(outcomes).toHaveLength(3);
+      await agree(a, b);
+    },
+  );
+
   it('leaves a head of `ready` it does not claim (a unique task) where it was, for the general search, on a call of one claim', async () => {
     const [a, b] = [runtime(), serial()];
     const [eonA, eonB] = [a.engine('eon'), b.engine('eon')];

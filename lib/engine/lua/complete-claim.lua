@@ -220,9 +220,11 @@ for first = FIRST, #ARGV - 1, ENTRY_ARGUMENTS do
         local done_text = result == 1 and '1' or '0'
         replies[n + 1], replies[n + 2], replies[n + 3] = result == 1 and 'l1' or 'l0', claimed, record
         n = n + 3
-        -- claim_memory's text (include/folded-replay.lua) in one concatenation
-        memory[#memory + 1] = '{"r":' .. done_text .. ',"k":"task","i":"' .. claimed .. '","f":"'
-          .. floors .. '","c":"' .. claimed .. ':' .. claim_token .. '"}'
+        -- claim_memory's text (include/folded-replay.lua) in one concatenation,
+        -- without the id: the replay of a claim reads it from `c` (each byte
+        -- kept costs Redis again as the call's answer is written)
+        memory[#memory + 1] = '{"r":' .. done_text .. ',"k":"task","f":"' .. floors .. '","c":"' .. claimed .. ':'
+          .. claim_token .. '"}'
       else
         local reply, claim = nil, nil
         if tried and lean.empty then

@@ -161,7 +161,7 @@ local function lean_complete(lean, id, token, seen, since, outcome, now_text, re
   -- the outcome's record is built only when kept or heard (record_outcome);
   -- with neither, only an older outcome of the id is dropped, if there are
   -- outcomes at all (one look a call: the lean path writes none then)
-  if (retention > 0 and most > 0) or watched(id) then
+  if (retention > 0 and most > 0) or (watching_module ~= false and watched(id)) then
     record_outcome(id, 'completed', task or decode_stored(id, record), outcome, nil, tonumber(now_text), retention,
       most)
   else
@@ -320,7 +320,8 @@ local function lean_claim(lean, now_text, expiry, expiry_ms)
     taken.owned[2 * count + 1], taken.owned[2 * count + 2] = '0', member
   end
   lean.delta = lean.delta + 1
-  tell_claim(id, worker)
+  -- nobody waits on any task, once known: no call (each costs the Lua work of a few lines)
+  if watching_module ~= false then tell_claim(id, worker) end
   return id, record, token
 end
 
