@@ -101,11 +101,7 @@ for index = 1, count do
   -- a unique key held: skipped or its holder replaced, as create.lua does
   local unique_mode, unique_ttl = string.match(kind, '^u(%a+)%z(%d+)$')
   local taken = nil
-  if unique_mode ~= nil then
-    ctx.due_ms, ctx.tick_p1_ms = due_ms, tick_p1_ms
-    taken = unique_create(unique_mode, unique_ttl, task, ctx)
-    ctx.due_ms, ctx.tick_p1_ms = nil, nil
-  end
+  if unique_mode ~= nil then taken = unique_create(unique_mode, unique_ttl, task, ctx, due_ms, tick_p1_ms) end
   if taken ~= nil then
     ids[index] = taken
   else

@@ -67,12 +67,7 @@ local function create_general(task, due_text, tick_p1_ms, check_ms, layout, requ
   local unique_mode, unique_ttl = string.match(unique, '^(%a+)%z(%d+)$')
   local ctx = new_context(now)
   local taken = nil
-  if unique_mode ~= nil then
-    -- a replaced holder is indexed with this create's due time (debounce)
-    ctx.due_ms, ctx.tick_p1_ms = due_ms, tick_p1_ms
-    taken = unique_create(unique_mode, unique_ttl, task, ctx)
-    ctx.due_ms, ctx.tick_p1_ms = nil, nil
-  end
+  if unique_mode ~= nil then taken = unique_create(unique_mode, unique_ttl, task, ctx, due_ms, tick_p1_ms) end
   if taken ~= nil then
     finish(ctx)
     remember(request, now, taken)

@@ -31,8 +31,10 @@ end
 -- task: 'skipped <id>' when the key is held (mode skip; a holder a worker
 -- owns, the circuit breaker holds, or that ended), 'replaced <id>' when mode
 -- replace replaced the queued task that holds it with this one (it keeps its
--- id and cycles), nil when the key is free
-local function unique_create(mode, ttl, task, ctx)
+-- id and cycles), nil when the key is free. The replaced holder is indexed
+-- with this create's due time and tick (debounce): due_ms, tick_p1_ms
+-- (numbers or nil) are the create's.
+local function unique_create(mode, ttl, task, ctx, due_ms, tick_p1_ms)
   local key = task.core[LABEL_UNIQUE]
   local id, live = unique_holder(key, ctx.now)
   if id == nil then return nil end
@@ -42,7 +44,9 @@ local function unique_create(mode, ttl, task, ctx)
   task.core[LABEL_OBJECT] = id
   task.core[LABEL_CYCLES] = holder.core[LABEL_CYCLES]
   store_task(id, task)
+  ctx.due_ms, ctx.tick_p1_ms = due_ms, tick_p1_ms
   reindex(id, holder, task, ctx)
+  ctx.due_ms, ctx.tick_p1_ms = nil, nil
   redis.call('HSET', K['unique'], key, id .. '\0' .. ttl)
   return 'replaced ' .. id
 end
